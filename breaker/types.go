@@ -1,0 +1,203 @@
+// Package breaker is the per-endpoint circuit breaker of SPEC §7.
+//
+// It is pure: no I/O, no logging, no goroutines, no timers. Every transition
+// happens when a caller asks (Available, Allow, View) or reports (Permit.Done).
+// Time comes from time.Now, so tests run inside testing/synctest.
+package breaker
+
+import (
+	"errors"
+	"time"
+)
+
+// State is the breaker's state machine position.
+type State uint8
+
+const (
+	Closed State = iota
+	Open
+	HalfOpen
+)
+
+func (s State) String() string {
+	switch s {
+	case Closed:
+		return "closed"
+	case Open:
+		return "open"
+	case HalfOpen:
+		return "half_open"
+	}
+	return "unknown"
+}
+
+// Reason says why a breaker is Open, or what kind of failure an outcome is.
+type Reason uint8
+
+const (
+	ReasonNone Reason = iota
+	Broken
+	RateLimited
+	QuotaExhausted
+	Manual
+)
+
+func (r Reason) String() string {
+	switch r {
+	case ReasonNone:
+		return ""
+	case Broken:
+		return "broken"
+	case RateLimited:
+		return "rate_limited"
+	case QuotaExhausted:
+		return "quota_exhausted"
+	case Manual:
+		return "manual"
+	}
+	return "unknown"
+}
+
+// Profile selects the defaults of SPEC §7.2 by the inbound protocol of a request.
+type Profile uint8
+
+const (
+	Claude Profile = iota
+	OpenAI
+)
+
+func (p Profile) String() string {
+	if p == OpenAI {
+		return "openai"
+	}
+	return "claude"
+}
+
+// Settings are one profile's breaker parameters. A zero field means "use the
+// profile default" (see Defaults), so the zero Settings is valid.
+type Settings struct {
+	FailureThreshold    int           // consecutive failures → Open
+	SuccessThreshold    int           // HalfOpen successes → Closed
+	Timeout             time.Duration // Open(Broken) cooldown
+	ErrorRateThreshold  float64       // error rate over the 60 s window → Open
+	MinRequests         int           // samples needed before the rate counts
+	RateLimitTimeout    time.Duration // Open(RateLimited) cooldown without Retry-After
+	MaxRateLimitTimeout time.Duration // cap on a Retry-After
+	QuotaTimeout        time.Duration // Open(QuotaExhausted) cooldown
+	Disabled            bool          // opt out: always Closed, outcomes still counted
+}
+
+// Overrides changes single parameters of a profile's Settings for one
+// endpoint; nil fields keep the profile's value.
+type Overrides struct {
+	FailureThreshold    *int
+	SuccessThreshold    *int
+	Timeout             *time.Duration
+	ErrorRateThreshold  *float64
+	MinRequests         *int
+	RateLimitTimeout    *time.Duration
+	MaxRateLimitTimeout *time.Duration
+	QuotaTimeout        *time.Duration
+	Disabled            *bool
+}
+
+// Config holds the defaults of both profiles. Zero fields take Defaults.
+type Config struct {
+	Claude Settings
+	OpenAI Settings
+}
+
+// Kind is what an attempt's outcome means to the breaker.
+type Kind uint8
+
+const (
+	Success Kind = iota
+	Failure
+	Neutral
+)
+
+// Outcome is reported through Permit.Done.
+type Outcome struct {
+	Kind Kind
+	// Reason of a Failure: Broken, RateLimited or QuotaExhausted.
+	Reason Reason
+	// RetryAfter is the upstream's retry time for a RateLimited failure;
+	// zero means none was given (the failure then counts toward thresholds).
+	RetryAfter time.Duration
+}
+
+// Cause says what made a transition happen.
+type Cause uint8
+
+const (
+	CauseRequest Cause = iota
+	CauseForceOpen
+	CauseForceClose
+	CauseRestore
+)
+
+func (c Cause) String() string {
+	switch c {
+	case CauseRequest:
+		return "request"
+	case CauseForceOpen:
+		return "force_open"
+	case CauseForceClose:
+		return "force_close"
+	case CauseRestore:
+		return "restore"
+	}
+	return "unknown"
+}
+
+// Snapshot is everything needed to persist a breaker and restore it so that a
+// restart neither forgets nor extends a cooldown (times are absolute).
+type Snapshot struct {
+	State               State
+	Reason              Reason
+	OpenedAt            time.Time
+	Until               time.Time // end of the Open cooldown; zero unless Open
+	ConsecutiveFailures int
+	HalfOpenSuccesses   int
+	Reopens             int // probe failures in a row (§7.3 escalation)
+}
+
+// Transition is passed to the Set's OnTransition callback, outside any lock.
+type Transition struct {
+	ID       int64
+	From, To State
+	Reason   Reason
+	Cause    Cause
+	At       time.Time
+	Snapshot Snapshot // the state after the transition
+}
+
+// Counts is a value snapshot of a breaker's counters, for display.
+type Counts struct {
+	ConsecutiveFailures int
+	HalfOpenSuccesses   int
+	WindowRequests      int // samples in the 60 s rolling window
+	WindowFailures      int
+	Reopens             int
+	TotalSuccesses      uint64
+	TotalFailures       uint64
+}
+
+// View is what routing and the UI see of a breaker at a moment: the lazy
+// Open → HalfOpen step is applied, nothing is reserved.
+type View struct {
+	State         State
+	Reason        Reason
+	OpenedAt      time.Time
+	Until         time.Time // when an Open breaker may probe; zero otherwise
+	ProbeInFlight bool      // HalfOpen permit taken
+	Counts        Counts
+}
+
+var (
+	// ErrOpen is returned by Allow while the breaker is Open.
+	ErrOpen = errors.New("breaker: open")
+	// ErrProbeInFlight is returned by Allow in HalfOpen while the single
+	// probe permit is taken.
+	ErrProbeInFlight = errors.New("breaker: half-open probe in flight")
+)

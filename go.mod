@@ -1,0 +1,3 @@
+module github.com/ccmesh/ccmesh
+
+go 1.26
