@@ -170,6 +170,12 @@ type Transition struct {
 	Cause    Cause
 	At       time.Time
 	Snapshot Snapshot // the state after the transition
+	// Generation is the breaker's generation after the transition; it grows
+	// with every transition of one breaker. Callbacks run outside the lock,
+	// so two transitions of one breaker can reach them in either order: a
+	// consumer that persists Snapshot should drop one older than the last
+	// it saved.
+	Generation uint64
 }
 
 // Counts is a value snapshot of a breaker's counters, for display.
