@@ -1,0 +1,344 @@
+// Package app joins the store, the breakers and the proxy: it owns the
+// immutable configuration snapshot, persists breaker transitions, serves the
+// admin API and the UI, and fans change events out to the UI's live stream.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/store"
+)
+
+// Options configure an App. The zero value of each optional field works.
+type Options struct {
+	DataDir    string // required: where ccmesh.db, the admin token and logs live
+	Listen     string // the proxy's address, shown in the UI and the export lines
+	AdminToken string // empty: read from DataDir/admin-token, or made there once
+	Logger     zerolog.Logger
+	Headless   bool
+	// HomeDir is where ~/.claude/settings.json lives; empty = os.UserHomeDir().
+	HomeDir string
+	// Transport reaches the upstreams (proxy, Test, Fetch models); nil = default.
+	Transport http.RoundTripper
+}
+
+// State is the immutable configuration snapshot. Readers load it atomically
+// and never touch the database; every change publishes a new one.
+type State struct {
+	Endpoints []store.Endpoint // in list order
+	Settings  store.Settings
+}
+
+// App is the application service.
+type App struct {
+	opts     Options
+	log      zerolog.Logger
+	db       *store.DB
+	breakers *breaker.Set
+	proxy    *proxy.Server
+	logw     *store.LogWriter
+	events   *Hub
+	stats    *endpointStats
+	token    string
+
+	state   atomic.Pointer[State]
+	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
+	paused  atomic.Bool
+
+	// Transitions waiting to be persisted. Writes happen on persistLoop (or
+	// synchronously for admin actions), never on the request path (SPEC §7.6).
+	pendMu  sync.Mutex
+	pending []breaker.Transition
+	pendSig chan struct{}
+	flushMu sync.Mutex // one flush at a time, so a synchronous flush waits for a running one
+
+	testsMu sync.Mutex
+	tests   map[int64]TestResult
+
+	// Set by the desktop shell; nil when headless.
+	showWindow atomic.Pointer[func()]
+	notifier   atomic.Pointer[func(title, body string) error]
+
+	stop     context.CancelFunc
+	loops    sync.WaitGroup
+	closeOne sync.Once
+}
+
+// DBFile is the database file name inside the data dir.
+const DBFile = "ccmesh.db"
+
+// New opens the database in opts.DataDir, restores breaker state and builds
+// the proxy. Call Close when done.
+func New(ctx context.Context, opts Options) (*App, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("app: no data dir")
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir %s: %w", opts.DataDir, err)
+	}
+	token, err := loadAdminToken(opts.DataDir, opts.AdminToken)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, filepath.Join(opts.DataDir, DBFile))
+	if err != nil {
+		return nil, err
+	}
+	a := &App{
+		opts:    opts,
+		log:     opts.Logger,
+		db:      db,
+		events:  NewHub(),
+		stats:   newEndpointStats(),
+		token:   token,
+		pendSig: make(chan struct{}, 1),
+		tests:   map[int64]TestResult{},
+	}
+	if err := a.start(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) start(ctx context.Context) error {
+	settings, err := a.db.GetSettings(ctx)
+	if err != nil {
+		return fmt.Errorf("load settings: %w", err)
+	}
+	a.breakers = breaker.NewSet(breakerConfig(settings), a.onTransition)
+	rows, err := a.db.LoadBreakerStates(ctx)
+	if err != nil {
+		return fmt.Errorf("load breaker states: %w", err)
+	}
+	for _, r := range rows {
+		snap, err := snapshotFrom(r)
+		if err != nil {
+			a.log.Warn().Err(err).Int64("endpoint", r.EndpointID).Msg("skipping unreadable breaker state")
+			continue
+		}
+		a.breakers.Get(r.EndpointID).Restore(snap)
+	}
+	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
+		OnWrite:   a.onLogsWritten,
+		Retention: a.retention,
+	})
+	a.proxy = proxy.New(proxy.Options{
+		Breakers:  a.breakers,
+		Sink:      logSink{a},
+		Logger:    a.log.With().Str("component", "proxy").Logger(),
+		Transport: a.opts.Transport,
+	})
+	if err := a.reload(ctx); err != nil {
+		return err
+	}
+	loopCtx, cancel := context.WithCancel(context.Background())
+	a.stop = cancel
+	a.loops.Add(2)
+	go func() { defer a.loops.Done(); a.persistLoop(loopCtx) }()
+	go func() { defer a.loops.Done(); a.healthLoop(loopCtx) }()
+	return nil
+}
+
+// Close flushes the request log and breaker state and closes the database.
+// In-flight requests should be drained (http.Server.Shutdown) before.
+func (a *App) Close(ctx context.Context) error {
+	var err error
+	a.closeOne.Do(func() {
+		a.stop()
+		a.loops.Wait()
+		err = errors.Join(a.logw.Close(ctx), a.flushBreakerStates(ctx), a.db.Close())
+	})
+	return err
+}
+
+// Snapshot returns the current configuration; callers must not modify it.
+func (a *App) Snapshot() *State { return a.state.Load() }
+
+// AdminToken is the token the admin API and the UI link require.
+func (a *App) AdminToken() string { return a.token }
+
+// Breakers is the shared breaker set.
+func (a *App) Breakers() *breaker.Set { return a.breakers }
+
+// Events is the change-event hub (the UI's live stream).
+func (a *App) Events() *Hub { return a.events }
+
+// SetPaused pauses or resumes the proxy: while paused, /v1/ requests are
+// answered 503 and never reach an upstream.
+func (a *App) SetPaused(p bool) {
+	if a.paused.Swap(p) != p {
+		a.events.Publish("info", a.Info())
+	}
+}
+
+// Paused reports whether the proxy is paused.
+func (a *App) Paused() bool { return a.paused.Load() }
+
+// reload reads endpoints and settings and publishes them to the breakers,
+// the proxy and the UI. Callers hold writeMu (or are starting up).
+func (a *App) reload(ctx context.Context) error {
+	eps, err := a.db.ListEndpoints(ctx)
+	if err != nil {
+		return fmt.Errorf("load endpoints: %w", err)
+	}
+	settings, err := a.db.GetSettings(ctx)
+	if err != nil {
+		return fmt.Errorf("load settings: %w", err)
+	}
+	st := &State{Endpoints: eps, Settings: settings}
+	a.breakers.SetConfig(breakerConfig(settings))
+	for _, e := range eps {
+		a.breakers.SetOverrides(e.ID, overridesFrom(e.BreakerOverrides))
+	}
+	a.proxy.Update(proxyConfig(eps, settings))
+	a.state.Store(st)
+	return nil
+}
+
+func (a *App) retention() (int, time.Duration) {
+	s := a.state.Load()
+	if s == nil {
+		d := store.DefaultSettings()
+		return d.LogRetentionRows, time.Duration(d.LogRetentionDays) * 24 * time.Hour
+	}
+	return s.Settings.LogRetentionRows, time.Duration(s.Settings.LogRetentionDays) * 24 * time.Hour
+}
+
+// onTransition runs on whatever goroutine reported the outcome, often a
+// request's: it only queues the snapshot for persistLoop.
+func (a *App) onTransition(t breaker.Transition) {
+	a.pendMu.Lock()
+	if len(a.pending) < maxPendingTransitions {
+		a.pending = append(a.pending, t)
+	}
+	a.pendMu.Unlock()
+	select {
+	case a.pendSig <- struct{}{}:
+	default:
+	}
+	if n := a.notifier.Load(); n != nil && t.Cause == breaker.CauseRequest && a.state.Load().Settings.Notifications {
+		if title, body, ok := a.transitionNotice(t); ok {
+			go func() {
+				if err := (*n)(title, body); err != nil {
+					a.log.Debug().Err(err).Msg("desktop notification not shown")
+				}
+			}()
+		}
+	}
+}
+
+// transitionNotice words a notification for a breaker opening or closing;
+// the lazy Open → HalfOpen step is not worth one.
+func (a *App) transitionNotice(t breaker.Transition) (title, body string, ok bool) {
+	name := a.endpointName(t.ID)
+	switch {
+	case t.To == breaker.Open:
+		return "ccmesh: " + name + " is unhealthy",
+			fmt.Sprintf("Its circuit breaker opened (%s); requests go to the other endpoints.", t.Reason), true
+	case t.To == breaker.Closed && t.From != breaker.Closed:
+		return "ccmesh: " + name + " is healthy again", "Its circuit breaker closed.", true
+	}
+	return "", "", false
+}
+
+func (a *App) setWindow(show func())                        { a.showWindow.Store(&show) }
+func (a *App) setNotifier(n func(title, body string) error) { a.notifier.Store(&n) }
+
+func (a *App) persistLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.pendSig:
+			// Not cancelled by Close: a flush cut in half would lose the
+			// transitions it had taken from the queue.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			if err := a.flushBreakerStates(fctx); err != nil {
+				a.log.Error().Err(err).Str("code", "APP-001").Msg("persisting breaker state failed; will retry")
+			}
+			cancel()
+		}
+	}
+}
+
+// maxPendingTransitions bounds the queue if the database stalls; the state
+// row is still written from the breaker's current snapshot on the next flush.
+const maxPendingTransitions = 10_000
+
+// flushBreakerStates writes every queued transition to the audit trail and
+// each touched breaker's current state row. What fails to be written is
+// queued again for the next flush.
+func (a *App) flushBreakerStates(ctx context.Context) error {
+	a.flushMu.Lock()
+	defer a.flushMu.Unlock()
+	a.pendMu.Lock()
+	batch := a.pending
+	a.pending = nil
+	a.pendMu.Unlock()
+	var errs []error
+	var retry []breaker.Transition
+	saved := map[int64]error{}
+	for _, t := range batch {
+		if _, ok := a.endpointByID(t.ID); !ok {
+			continue // deleted meanwhile
+		}
+		if _, done := saved[t.ID]; !done {
+			// The breaker's current snapshot, not the transition's: callbacks
+			// from concurrent requests may have queued out of order.
+			saved[t.ID] = a.db.SaveBreakerState(ctx, stateRow(t.ID, a.breakers.Get(t.ID).Snapshot()))
+			if err := saved[t.ID]; err != nil {
+				errs = append(errs, fmt.Errorf("save breaker state of endpoint %d: %w", t.ID, err))
+			}
+		}
+		ev := store.BreakerEvent{
+			At: t.At, EndpointID: t.ID, Endpoint: a.endpointName(t.ID),
+			Cause: t.Cause.String(), From: t.From.String(), To: t.To.String(), Reason: t.Reason.String(),
+		}
+		_, err := a.db.AddBreakerEvent(ctx, ev)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("audit breaker event of endpoint %d: %w", t.ID, err))
+		}
+		if err != nil || saved[t.ID] != nil {
+			retry = append(retry, t)
+		}
+	}
+	if len(retry) > 0 {
+		a.pendMu.Lock()
+		a.pending = append(retry, a.pending...)
+		a.pendMu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+func (a *App) endpointName(id int64) string {
+	if s := a.state.Load(); s != nil {
+		for _, e := range s.Endpoints {
+			if e.ID == id {
+				return e.Name
+			}
+		}
+	}
+	return ""
+}
+
+func (a *App) endpointByID(id int64) (store.Endpoint, bool) {
+	for _, e := range a.state.Load().Endpoints {
+		if e.ID == id {
+			return e, true
+		}
+	}
+	return store.Endpoint{}, false
+}

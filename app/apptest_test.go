@@ -1,0 +1,143 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+const testToken = "test-admin-token"
+
+// syncBuffer collects log output from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// harness is a real App on a real SQLite file in a temp dir, served over
+// loopback HTTP.
+type harness struct {
+	t    *testing.T
+	dir  string
+	app  *App
+	srv  *httptest.Server
+	logs *syncBuffer
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	return startHarness(t, t.TempDir())
+}
+
+func startHarness(t *testing.T, dir string) *harness {
+	t.Helper()
+	logs := &syncBuffer{}
+	a, err := New(context.Background(), Options{
+		DataDir: dir, Listen: "127.0.0.1:3457", AdminToken: testToken,
+		Logger: zerolog.New(logs), Headless: true, HomeDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h := &harness{t: t, dir: dir, app: a, srv: httptest.NewServer(a.Handler()), logs: logs}
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *harness) stop() {
+	if h.srv == nil {
+		return
+	}
+	h.srv.Close()
+	h.srv = nil
+	if err := h.app.Close(context.Background()); err != nil {
+		h.t.Errorf("Close: %v", err)
+	}
+}
+
+// restart closes the app and opens a new one on the same data dir.
+func (h *harness) restart() *harness {
+	h.t.Helper()
+	h.stop()
+	return startHarness(h.t, h.dir)
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r resp) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.body, err)
+	}
+}
+
+// errCode returns the admin API error code of the reply, or "".
+func (r resp) errCode() string {
+	var e struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	_ = json.Unmarshal(r.body, &e)
+	return e.Error.Code
+}
+
+func (h *harness) do(method, path, body string, mod ...func(*http.Request)) resp {
+	h.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for _, m := range mod {
+		m(req)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// mustCreate adds an endpoint and returns its reply.
+func (h *harness) mustCreate(body string) EndpointReply {
+	h.t.Helper()
+	r := h.do("POST", "/api/endpoints", body)
+	if r.status != http.StatusCreated {
+		h.t.Fatalf("create %s: status %d %s", body, r.status, r.body)
+	}
+	var e EndpointReply
+	r.decode(h.t, &e)
+	return e
+}

@@ -1,0 +1,117 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ClaudeCode is GET /api/claude-code: how to point Claude Code at ccmesh,
+// and the change "Connect" would make to ~/.claude/settings.json.
+type ClaudeCode struct {
+	BaseURL      string `json:"base_url"`
+	Exports      string `json:"exports"`
+	SettingsPath string `json:"settings_path"`
+	Current      string `json:"current"`
+	Proposed     string `json:"proposed"`
+}
+
+// ExportLines are the shell lines that point Claude Code at this proxy.
+func (a *App) ExportLines() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "export ANTHROPIC_BASE_URL=%s\n", a.ProxyURL())
+	if tok := a.state.Load().Settings.ClientToken; tok != "" {
+		fmt.Fprintf(&b, "export ANTHROPIC_AUTH_TOKEN=%s\n", tok)
+	}
+	return b.String()
+}
+
+func (a *App) claudeSettingsPath() (string, error) {
+	home := a.opts.HomeDir
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("find the home directory: %w", err)
+		}
+	}
+	return filepath.Join(home, ".claude", "settings.json"), nil
+}
+
+// claudeCodePlan reads the settings file and computes the new text, which
+// keeps every other setting and sets env.ANTHROPIC_BASE_URL.
+func (a *App) claudeCodePlan() (ClaudeCode, error) {
+	path, err := a.claudeSettingsPath()
+	if err != nil {
+		return ClaudeCode{}, err
+	}
+	cc := ClaudeCode{BaseURL: a.ProxyURL(), Exports: a.ExportLines(), SettingsPath: path}
+	cur, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return cc, fmt.Errorf("read %s: %w", path, err)
+	}
+	cc.Current = string(cur)
+	doc := map[string]any{}
+	if len(bytes.TrimSpace(cur)) > 0 {
+		if err := json.Unmarshal(cur, &doc); err != nil {
+			return cc, &apiError{Status: http.StatusConflict, Code: "claude_settings_unreadable",
+				Message: fmt.Sprintf("%s is not valid JSON (%v); fix or move it, then try again — ccmesh will not overwrite it", path, err)}
+		}
+	}
+	env, _ := doc["env"].(map[string]any)
+	if env == nil {
+		env = map[string]any{}
+	}
+	env["ANTHROPIC_BASE_URL"] = a.ProxyURL()
+	doc["env"] = env
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return cc, err
+	}
+	cc.Proposed = string(out) + "\n"
+	return cc, nil
+}
+
+func (a *App) claudeCodePreview(w http.ResponseWriter, r *http.Request) error {
+	cc, err := a.claudeCodePlan()
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, cc)
+	return nil
+}
+
+// claudeCodeApply writes the proposed settings, keeping a backup of the
+// old file, through a temporary file and a rename so a crash never leaves
+// half a file.
+func (a *App) claudeCodeApply(w http.ResponseWriter, r *http.Request) error {
+	cc, err := a.claudeCodePlan()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(cc.SettingsPath), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(cc.SettingsPath), err)
+	}
+	backup := ""
+	if cc.Current != "" {
+		backup = fmt.Sprintf("%s.ccmesh-backup-%s", cc.SettingsPath, time.Now().Format("20060102-150405"))
+		if err := os.WriteFile(backup, []byte(cc.Current), 0o600); err != nil {
+			return fmt.Errorf("back up %s: %w", cc.SettingsPath, err)
+		}
+	}
+	tmp := cc.SettingsPath + ".ccmesh-tmp"
+	if err := os.WriteFile(tmp, []byte(cc.Proposed), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, cc.SettingsPath); err != nil {
+		return fmt.Errorf("replace %s: %w", cc.SettingsPath, err)
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"settings_path": cc.SettingsPath, "backup_path": backup})
+	return nil
+}

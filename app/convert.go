@@ -1,0 +1,120 @@
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/store"
+)
+
+// This file translates between the store's plain types and the types of
+// breaker and proxy, so that neither of those imports the store.
+
+func ms(v *int64) *time.Duration {
+	if v == nil {
+		return nil
+	}
+	d := time.Duration(*v) * time.Millisecond
+	return &d
+}
+
+func overridesFrom(p store.BreakerParams) breaker.Overrides {
+	return breaker.Overrides{
+		FailureThreshold:    p.FailureThreshold,
+		SuccessThreshold:    p.SuccessThreshold,
+		Timeout:             ms(p.TimeoutMs),
+		ErrorRateThreshold:  p.ErrorRateThreshold,
+		MinRequests:         p.MinRequests,
+		RateLimitTimeout:    ms(p.RateLimitTimeoutMs),
+		MaxRateLimitTimeout: ms(p.MaxRateLimitTimeoutMs),
+		QuotaTimeout:        ms(p.QuotaTimeoutMs),
+		Disabled:            p.Disabled,
+	}
+}
+
+// breakerConfig turns the user's per-profile defaults into a breaker.Config;
+// parameters the user did not set keep SPEC §7.2's values.
+func breakerConfig(s store.Settings) breaker.Config {
+	return breaker.Config{
+		Claude: breaker.Resolve(breaker.Config{}, breaker.Claude, overridesFrom(s.Breaker.Claude)),
+		OpenAI: breaker.Resolve(breaker.Config{}, breaker.OpenAI, overridesFrom(s.Breaker.OpenAI)),
+	}
+}
+
+func proxyConfig(eps []store.Endpoint, s store.Settings) proxy.Config {
+	out := make([]proxy.Endpoint, len(eps))
+	for i, e := range eps {
+		out[i] = proxy.Endpoint{
+			ID:            e.ID,
+			Name:          e.Name,
+			BaseURL:       e.BaseURL,
+			APIKey:        e.APIKey,
+			Protocol:      e.Protocol,
+			Auth:          e.Auth,
+			Models:        e.Models,
+			ModelMap:      e.ModelMap,
+			Enabled:       e.Enabled,
+			Fast:          e.Fast,
+			FastSortOrder: e.FastSortOrder,
+			SortOrder:     e.SortOrder,
+		}
+	}
+	return proxy.Config{
+		Endpoints:        out,
+		Strategy:         s.Strategy,
+		FirstByteTimeout: time.Duration(s.FirstByteTimeoutMs) * time.Millisecond,
+		IdleTimeout:      time.Duration(s.IdleTimeoutMs) * time.Millisecond,
+		MaxBody:          s.MaxBodyBytes,
+		ClientToken:      s.ClientToken,
+	}
+}
+
+var stateNames = map[string]breaker.State{
+	breaker.Closed.String():   breaker.Closed,
+	breaker.Open.String():     breaker.Open,
+	breaker.HalfOpen.String(): breaker.HalfOpen,
+}
+
+var reasonNames = map[string]breaker.Reason{
+	breaker.ReasonNone.String():     breaker.ReasonNone,
+	breaker.Broken.String():         breaker.Broken,
+	breaker.RateLimited.String():    breaker.RateLimited,
+	breaker.QuotaExhausted.String(): breaker.QuotaExhausted,
+	breaker.Manual.String():         breaker.Manual,
+}
+
+func stateRow(id int64, s breaker.Snapshot) store.BreakerState {
+	return store.BreakerState{
+		EndpointID:          id,
+		State:               s.State.String(),
+		Reason:              s.Reason.String(),
+		OpenedAt:            s.OpenedAt,
+		Until:               s.Until,
+		ConsecutiveFailures: s.ConsecutiveFailures,
+		HalfOpenSuccesses:   s.HalfOpenSuccesses,
+		Reopens:             s.Reopens,
+		UpdatedAt:           time.Now(),
+	}
+}
+
+func snapshotFrom(r store.BreakerState) (breaker.Snapshot, error) {
+	st, ok := stateNames[r.State]
+	if !ok {
+		return breaker.Snapshot{}, fmt.Errorf("endpoint %d: unknown breaker state %q", r.EndpointID, r.State)
+	}
+	reason, ok := reasonNames[r.Reason]
+	if !ok {
+		return breaker.Snapshot{}, fmt.Errorf("endpoint %d: unknown breaker reason %q", r.EndpointID, r.Reason)
+	}
+	return breaker.Snapshot{
+		State:               st,
+		Reason:              reason,
+		OpenedAt:            r.OpenedAt,
+		Until:               r.Until,
+		ConsecutiveFailures: r.ConsecutiveFailures,
+		HalfOpenSuccesses:   r.HalfOpenSuccesses,
+		Reopens:             r.Reopens,
+	}, nil
+}

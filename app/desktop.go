@@ -1,0 +1,177 @@
+//go:build desktop
+
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/ccmesh/ccmesh/frontend"
+)
+
+// DesktopAvailable: this build has the window and the tray.
+const DesktopAvailable = true
+
+// desktop is the Wails window around the App. The window reaches the same
+// admin API as the browser, through the asset server's handler.
+type desktop struct {
+	a     *App
+	ready chan struct{} // closed when Wails has given us its context
+	ctx   context.Context
+	once  sync.Once
+}
+
+type geometry struct {
+	W, H, X, Y int
+	Placed     bool
+}
+
+const geometryKey = "window_geometry"
+
+// RunDesktop runs ccmesh with its window and tray until Quit or ctx ends.
+// A second launch on the same data dir shows the first one's window and
+// returns nil; it opens no database and binds no port.
+func RunDesktop(ctx context.Context, opts Options) error {
+	inst, running, err := AcquireInstance(opts.DataDir)
+	if errors.Is(err, ErrAlreadyRunning) {
+		return showRunning(ctx, opts, running)
+	}
+	if err != nil {
+		return err
+	}
+	defer inst.Release()
+
+	a, ln, err := startServing(ctx, opts, inst)
+	if err != nil {
+		return err
+	}
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(serveCtx, ln) }()
+
+	d := &desktop{a: a, ready: make(chan struct{})}
+	a.setWindow(d.show)
+	a.setNotifier(notify)
+	startTray(d)
+	go func() {
+		<-ctx.Done() // SIGINT/SIGTERM: quit through Wails like the tray does
+		d.quit()
+	}()
+
+	g := d.loadGeometry()
+	dist, err := fs.Sub(frontend.Dist, "dist")
+	if err != nil {
+		return err
+	}
+	err = wails.Run(&options.App{
+		Title:             "ccmesh",
+		Width:             g.W,
+		Height:            g.H,
+		MinWidth:          720,
+		MinHeight:         480,
+		HideWindowOnClose: true,
+		AssetServer:       &assetserver.Options{Assets: dist, Handler: a.TrustedHandler()},
+		OnStartup:         d.onStartup,
+		OnBeforeClose:     d.onBeforeClose,
+		Linux:             &linux.Options{ProgramName: "ccmesh", Icon: TrayIcon(HealthAll)},
+	})
+	stopServe()
+	return errors.Join(err, <-served, a.Close(context.Background()))
+}
+
+func (d *desktop) onStartup(ctx context.Context) {
+	d.ctx = ctx
+	close(d.ready)
+	if g := d.loadGeometry(); g.Placed {
+		wruntime.WindowSetPosition(ctx, g.X, g.Y)
+	}
+}
+
+// onBeforeClose runs when the app quits (closing the window only hides
+// it): remember where the window was.
+func (d *desktop) onBeforeClose(ctx context.Context) bool {
+	var g geometry
+	g.W, g.H = wruntime.WindowGetSize(ctx)
+	g.X, g.Y = wruntime.WindowGetPosition(ctx)
+	g.Placed = true
+	if b, err := json.Marshal(g); err == nil && g.W > 0 && g.H > 0 {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := d.a.db.SetMeta(sctx, geometryKey, string(b)); err != nil {
+			d.a.log.Warn().Err(err).Msg("could not save the window geometry")
+		}
+	}
+	return false
+}
+
+func (d *desktop) loadGeometry() geometry {
+	g := geometry{W: 1180, H: 800}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if s, ok, err := d.a.db.GetMeta(ctx, geometryKey); err == nil && ok {
+		var saved geometry
+		if json.Unmarshal([]byte(s), &saved) == nil && saved.W >= 400 && saved.H >= 300 {
+			g = saved
+		}
+	}
+	return g
+}
+
+func (d *desktop) show() {
+	<-d.ready
+	wruntime.WindowShow(d.ctx)
+	wruntime.WindowUnminimise(d.ctx)
+}
+
+func (d *desktop) copy(text string) {
+	<-d.ready
+	if err := wruntime.ClipboardSetText(d.ctx, text); err != nil {
+		d.a.log.Warn().Err(err).Msg("could not copy to the clipboard")
+	}
+}
+
+// quit stops through Wails (never systray.Quit, which would end Wails'
+// GTK loop under it: DESKTOP.md).
+func (d *desktop) quit() {
+	d.once.Do(func() {
+		<-d.ready
+		wruntime.Quit(d.ctx)
+	})
+}
+
+// showRunning asks the instance that holds the data dir to show its window.
+func showRunning(ctx context.Context, opts Options, addr string) error {
+	token, err := loadAdminToken(opts.DataDir, opts.AdminToken)
+	if err != nil {
+		return err
+	}
+	if addr == "" {
+		return fmt.Errorf("%w (data dir %s), and it has not said where it listens yet", ErrAlreadyRunning, opts.DataDir)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/api/window/show", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w at %s, but it did not answer: %v", ErrAlreadyRunning, addr, err)
+	}
+	resp.Body.Close()
+	fmt.Printf("ccmesh is already running at http://%s; showed its window.\n", addr)
+	return nil
+}

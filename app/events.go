@@ -1,0 +1,65 @@
+package app
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// Event is one server-sent event: a name and its JSON payload, marshalled
+// once however many subscribers receive it.
+type Event struct {
+	Name string
+	Data []byte
+}
+
+// Hub fans events out to subscribers. Publishing never blocks: a subscriber
+// whose buffer is full misses the event, and since every event carries a
+// whole list (or a whole row), the next one of its kind repairs the view.
+type Hub struct {
+	mu   sync.Mutex
+	subs map[chan Event]struct{}
+}
+
+// NewHub returns an empty hub.
+func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}} }
+
+// Subscribe returns a channel of events and a function that ends the
+// subscription; call it exactly once.
+func (h *Hub) Subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, 64)
+	h.mu.Lock()
+	h.subs[ch] = struct{}{}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		delete(h.subs, ch)
+		h.mu.Unlock()
+	}
+}
+
+// Publish marshals v and sends it to every subscriber that has room.
+func (h *Hub) Publish(name string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return // our own types always marshal; nothing useful to send
+	}
+	h.send(Event{Name: name, Data: data})
+}
+
+func (h *Hub) send(ev Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}
+
+// Subscribers is the number of open subscriptions.
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}

@@ -1,0 +1,111 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/ccmesh/ccmesh/store"
+)
+
+// apiError is the admin API's error body: {"error":{"code","message","field"}}.
+type apiError struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func errBadRequest(code, field, format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client may be gone; nothing to do about it
+}
+
+// writeErr answers with err mapped to a status: *apiError as given, store
+// validation errors as 422 (409 for a duplicate), ErrNotFound as 404, and
+// anything else as 500 with the detail logged rather than shown.
+func (a *App) writeErr(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	var ve *store.ValidationError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &ve):
+		status := http.StatusUnprocessableEntity
+		if ve.IsConflict() {
+			status = http.StatusConflict
+		}
+		ae = &apiError{Status: status, Code: ve.Code, Message: ve.Message, Field: ve.Field}
+	case errors.Is(err, store.ErrNotFound):
+		ae = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no such " + notFoundWhat(r)}
+	default:
+		a.log.Error().Err(err).Str("code", "API-500").Str("path", r.URL.Path).Msg("admin API call failed")
+		ae = &apiError{Status: http.StatusInternalServerError, Code: "internal",
+			Message: "ccmesh could not complete this: " + err.Error()}
+	}
+	writeJSON(w, ae.Status, map[string]*apiError{"error": ae})
+}
+
+func notFoundWhat(r *http.Request) string {
+	if r.PathValue("id") != "" {
+		return "id " + r.PathValue("id")
+	}
+	return "item"
+}
+
+// maxAdminBody bounds admin API request bodies (an import of many endpoints
+// fits easily).
+const maxAdminBody = 4 << 20
+
+// decodeJSON reads one JSON value into v, with errors a user can act on.
+func decodeJSON(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
+	if err != nil {
+		return errBadRequest("bad_body", "", "could not read the request body: %v", err)
+	}
+	if len(body) > maxAdminBody {
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
+			Message: fmt.Sprintf("request body is larger than %d bytes", maxAdminBody)}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Field: te.Field,
+				Message: fmt.Sprintf("field %q must be a %s, not a JSON %s", te.Field, te.Type, te.Value)}
+		}
+		return errBadRequest("bad_json", "", "request body is not valid JSON: %v", err)
+	}
+	return nil
+}
+
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errBadRequest("bad_id", "id", "%q is not an endpoint id (a positive integer)", r.PathValue("id"))
+	}
+	return id, nil
+}
+
+func queryInt(r *http.Request, name string, def, lo, hi int64) (int64, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < lo || v > hi {
+		return 0, errBadRequest("bad_query", name, "query %s=%q must be a whole number from %d to %d", name, s, lo, hi)
+	}
+	return v, nil
+}

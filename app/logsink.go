@@ -1,0 +1,69 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/store"
+)
+
+// logSink receives the proxy's per-request records: it updates the
+// in-memory health figures and queues the row for the batch writer. Both
+// are cheap and never wait (SPEC §11).
+type logSink struct{ a *App }
+
+func (s logSink) Log(rec *proxy.Record) {
+	for i := range rec.Attempts {
+		at := &rec.Attempts[i]
+		if at.Outcome == "neutral" || at.EndpointID == 0 {
+			continue
+		}
+		s.a.stats.observe(at.EndpointID, at.StartedAt, at.Outcome == "success",
+			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
+	}
+	s.a.logw.Enqueue(store.RequestLog{
+		At:             rec.Time,
+		Protocol:       rec.Protocol,
+		Path:           rec.Path,
+		ModelAsked:     rec.ModelAsked,
+		ModelForwarded: rec.ModelForwarded,
+		Explicit:       rec.Explicit,
+		EndpointID:     rec.EndpointID,
+		Endpoint:       rec.Endpoint,
+		Status:         rec.Status,
+		Attempts:       rec.AttemptCount,
+		DurationMs:     rec.DurationMs,
+		TTFBMs:         rec.TTFBMs,
+		Stream:         rec.Stream,
+		StreamEnd:      rec.StreamEnd,
+		TokensIn:       rec.TokensIn,
+		TokensOut:      rec.TokensOut,
+		SentUpstream:   rec.SentUpstream,
+		ClientGone:     rec.ClientGone,
+		Error:          rec.Error,
+		Routing:        rec.Routing,
+		History:        rec.Attempts,
+	})
+}
+
+// onLogsWritten runs on the log writer's goroutine after each batch: the
+// new rows go to the UI's live stream.
+func (a *App) onLogsWritten(ids []int64) {
+	if a.events.Subscribers() == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, id := range ids {
+		row, err := a.db.GetLog(ctx, id)
+		if err != nil {
+			continue // pruned meanwhile
+		}
+		a.events.Publish("log", row)
+	}
+}
+
+// DroppedLogs is how many request log rows were dropped because the
+// writer's queue was full.
+func (a *App) DroppedLogs() uint64 { return a.logw.Dropped() }

@@ -1,0 +1,10 @@
+//go:build desktop && !linux
+
+package app
+
+import "errors"
+
+// Native notifications are implemented for Linux only so far.
+func notify(title, body string) error {
+	return errors.New("notifications are not implemented on this system")
+}

@@ -1,0 +1,93 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// ShutdownGrace is how long in-flight requests (streams included) may run
+// on after a stop is asked for.
+const ShutdownGrace = 30 * time.Second
+
+// Listen opens the proxy's port, refusing a non-loopback address unless a
+// client token is set (SPEC §16).
+func (a *App) Listen() (net.Listener, error) {
+	if !ListenerIsLoopback(a.opts.Listen) && a.state.Load().Settings.ClientToken == "" {
+		return nil, fmt.Errorf("refusing to listen on %s: a non-loopback address needs a client token "+
+			"(set client_token in the settings while running on 127.0.0.1 first)", a.opts.Listen)
+	}
+	ln, err := net.Listen("tcp", a.opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s (is another ccmesh or program using the port? choose another with --listen): %w", a.opts.Listen, err)
+	}
+	return ln, nil
+}
+
+// Serve serves Handler on ln until ctx ends, then shuts down gracefully:
+// new connections are refused and requests in flight get ShutdownGrace.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           a.Handler(),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       5 * time.Minute,
+		ErrorLog:          nil,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	a.log.Info().Dur("grace", ShutdownGrace).Msg("shutting down: letting requests in flight finish")
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		a.log.Warn().Err(err).Msg("grace period over; closing remaining connections")
+		srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// startServing opens the app and its port and prints the start-up line.
+func startServing(ctx context.Context, opts Options, inst *Instance) (*App, net.Listener, error) {
+	a, err := New(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := a.Listen()
+	if err != nil {
+		a.Close(context.Background())
+		return nil, nil, err
+	}
+	if err := inst.SetAddress(ln.Addr().String()); err != nil {
+		a.log.Warn().Err(err).Msg("could not record the address in the lock file")
+	}
+	fmt.Printf("ccmesh %s listening on %s — UI: %s/ui/?token=%s\n", Version, a.ProxyURL(), a.ProxyURL(), a.AdminToken())
+	return a, ln, nil
+}
+
+// RunHeadless serves the proxy, the admin API and the UI until ctx ends.
+func RunHeadless(ctx context.Context, opts Options) error {
+	opts.Headless = true
+	inst, running, err := AcquireInstance(opts.DataDir)
+	if errors.Is(err, ErrAlreadyRunning) {
+		return fmt.Errorf("%w (data dir %s, listening on %s); stop it or use another --data", err, opts.DataDir, running)
+	}
+	if err != nil {
+		return err
+	}
+	defer inst.Release()
+	a, ln, err := startServing(ctx, opts, inst)
+	if err != nil {
+		return err
+	}
+	return errors.Join(a.Serve(ctx, ln), a.Close(context.Background()))
+}

@@ -1,0 +1,167 @@
+package app
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ccmesh/ccmesh/frontend"
+	"github.com/ccmesh/ccmesh/proxy"
+)
+
+const (
+	adminCookie    = "ccmesh_admin"
+	adminTokenFile = "admin-token"
+)
+
+// Handler is everything served on the listening port: the proxy under /v1/,
+// the admin API under /api/ (token required), and the UI under /ui/.
+func (a *App) Handler() http.Handler {
+	mux := http.NewServeMux()
+	api := http.NewServeMux()
+	a.api(api)
+	mux.Handle("/api/", a.adminGuard(api))
+	mux.Handle("/v1/", a.proxyHandler())
+	mux.Handle("/ui/", a.uiHandler())
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/ui/", http.StatusFound)
+	})
+	mux.Handle("/", a.proxyHandler()) // unknown paths get the proxy's protocol-shaped 404
+	return mux
+}
+
+// TrustedHandler serves the admin API without a token. It is only for the
+// desktop window's in-process asset server, which nothing outside the
+// window can reach (DESKTOP.md: those requests carry Host "wails").
+func (a *App) TrustedHandler() http.Handler {
+	api := http.NewServeMux()
+	a.api(api)
+	return api
+}
+
+func (a *App) proxyHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.paused.Load() {
+			proxy.WriteError(w, r, http.StatusServiceUnavailable, "ccmesh is paused: resume it from the tray or the window to send requests upstream")
+			return
+		}
+		a.proxy.ServeHTTP(w, r)
+	})
+}
+
+// adminGuard applies SPEC §16 to the admin API: a loopback Host (DNS
+// rebinding), no foreign browser Origin (a web page must not drive the
+// API), and the admin token as a Bearer header or the UI's cookie.
+func (a *App) adminGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !a.allowedHost(r.Host) {
+			a.writeErr(w, r, &apiError{Status: http.StatusForbidden, Code: "forbidden_host",
+				Message: fmt.Sprintf("Host %q is not this machine's loopback address; ccmesh refuses it to prevent DNS rebinding", r.Host)})
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+			a.writeErr(w, r, &apiError{Status: http.StatusForbidden, Code: "forbidden_origin",
+				Message: fmt.Sprintf("requests from the web page at %q may not use the ccmesh admin API", o)})
+			return
+		}
+		if !a.validToken(r) {
+			a.writeErr(w, r, &apiError{Status: http.StatusUnauthorized, Code: "unauthorized",
+				Message: "admin token missing or wrong: open the /ui/?token=… link ccmesh printed at start-up, or send Authorization: Bearer <token>"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (a *App) allowedHost(host string) bool {
+	if proxy.IsLoopbackHost(host) {
+		return true
+	}
+	// Listening on another address (with a client token, SPEC §16) means
+	// that address is how this server is reached.
+	return host == a.opts.Listen
+}
+
+func (a *App) validToken(r *http.Request) bool {
+	got := ""
+	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+		got = strings.TrimPrefix(h, "Bearer ")
+	} else if c, err := r.Cookie(adminCookie); err == nil {
+		got = c.Value
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
+}
+
+// uiHandler serves the built UI. /ui/?token=… with the right token sets the
+// admin cookie and redirects to a clean URL so the token leaves the
+// address bar and the history.
+func (a *App) uiHandler() http.Handler {
+	dist, err := fs.Sub(frontend.Dist, "dist")
+	if err != nil {
+		panic(err) // "dist" is a literal embedded directory
+	}
+	files := http.StripPrefix("/ui/", http.FileServerFS(dist))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tok := r.URL.Query().Get("token"); tok != "" {
+			if subtle.ConstantTimeCompare([]byte(tok), []byte(a.token)) == 1 {
+				http.SetCookie(w, &http.Cookie{Name: adminCookie, Value: a.token, Path: "/",
+					HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			}
+			http.Redirect(w, r, "/ui/", http.StatusFound)
+			return
+		}
+		if _, err := fs.Stat(dist, "index.html"); err != nil {
+			http.Error(w, "The ccmesh UI was not built into this binary: run `make ui` and rebuild.", http.StatusServiceUnavailable)
+			return
+		}
+		name := strings.TrimPrefix(r.URL.Path, "/ui/")
+		if name != "" {
+			if _, err := fs.Stat(dist, name); errors.Is(err, fs.ErrNotExist) {
+				r.URL.Path = "/ui/" // client-side routes load the app
+			}
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// loadAdminToken returns the given token, or the one kept in the data dir,
+// or makes one there (0600) at first start.
+func loadAdminToken(dir, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	path := filepath.Join(dir, adminTokenFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return t, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read admin token %s: %w", path, err)
+	}
+	buf := make([]byte, 24)
+	if _, err := rand.Read(buf); err != nil {
+		return "", fmt.Errorf("make admin token: %w", err)
+	}
+	t := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write admin token %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// ListenerIsLoopback reports whether addr (host:port) names a loopback host.
+func ListenerIsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	return proxy.IsLoopbackHost(host)
+}

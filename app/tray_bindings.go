@@ -1,0 +1,7 @@
+//go:build desktop && bindings
+
+package app
+
+// Wails' bindings step builds with the bindings tag and no display; the
+// tray needs neither there.
+func startTray(d *desktop) {}

@@ -1,0 +1,428 @@
+//go:build desktop
+
+// Package desktop starts the real desktop binary under Xvfb with a D-Bus
+// session and drives it the way a user does: the window, the tray menu
+// (over D-Bus, as a panel would), a second launch, and Quit during a
+// stream. Run with `make test-desktop` (inside dbus-run-session).
+package desktop
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"image"
+	_ "image/png"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const token = "desktop-test-token"
+
+// TestMain starts one Xvfb for the package.
+func TestMain(m *testing.M) {
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		fmt.Fprintln(os.Stderr, "desktop tests need a D-Bus session: run them through `make test-desktop` (dbus-run-session)")
+		os.Exit(1)
+	}
+	display := ":" + strconv.Itoa(90+os.Getpid()%9)
+	xvfb := exec.Command("Xvfb", display, "-screen", "0", "1280x900x24", "-nolisten", "tcp")
+	if err := xvfb.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "start Xvfb:", err)
+		os.Exit(1)
+	}
+	os.Setenv("DISPLAY", display)
+	deadline := time.Now().Add(10 * time.Second)
+	for exec.Command("xdpyinfo").Run() != nil {
+		if time.Now().After(deadline) {
+			fmt.Fprintln(os.Stderr, "Xvfb did not come up")
+			os.Exit(1)
+		}
+		time.Sleep(100 * time.Millisecond) // polling an external process, not test logic
+	}
+	code := m.Run()
+	xvfb.Process.Kill()
+	xvfb.Wait()
+	os.Exit(code)
+}
+
+// binary is built once per run by the Makefile and named by CCMESH_DESKTOP_BIN.
+func binary(t *testing.T) string {
+	t.Helper()
+	b := os.Getenv("CCMESH_DESKTOP_BIN")
+	if b == "" {
+		t.Fatal("CCMESH_DESKTOP_BIN is not set: run through `make test-desktop`")
+	}
+	return b
+}
+
+type instance struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	addr   string
+	data   string
+	out    *strings.Builder
+	exited chan error
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func start(t *testing.T, data, addr string) *instance {
+	t.Helper()
+	cmd := exec.Command(binary(t), "--listen", addr, "--data", data, "--admin-token", token)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = append(os.Environ(), "WEBKIT_DISABLE_DMABUF_RENDERER=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in := &instance{t: t, cmd: cmd, addr: addr, data: data, out: out, exited: make(chan error, 1)}
+	go func() { in.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-in.exited
+		}
+		if t.Failed() {
+			t.Logf("ccmesh output:\n%s", out.String())
+		}
+	})
+	in.waitReady()
+	return in
+}
+
+func (in *instance) waitReady() {
+	in.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if st, _ := in.api("GET", "/api/info", ""); st == 200 {
+			return
+		}
+		select {
+		case err := <-in.exited:
+			in.t.Fatalf("ccmesh exited during start-up: %v\n%s", err, in.out)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	in.t.Fatalf("ccmesh did not answer within 30s\n%s", in.out)
+}
+
+func (in *instance) api(method, path, body string) (int, string) {
+	req, _ := http.NewRequest(method, "http://"+in.addr+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+func (in *instance) message(stream bool) (*http.Response, error) {
+	body := fmt.Sprintf(`{"model":"claude-sonnet-4-5","max_tokens":10,"stream":%v,"messages":[{"role":"user","content":"hi"}]}`, stream)
+	req, _ := http.NewRequest("POST", "http://"+in.addr+"/v1/messages", strings.NewReader(body))
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("content-type", "application/json")
+	return http.DefaultClient.Do(req)
+}
+
+// busName finds the D-Bus connection of pid.
+func busName(t *testing.T, pid int) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := exec.Command("gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
+			"--object-path", "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.ListNames").Output()
+		if err == nil {
+			for _, name := range regexp.MustCompile(`':[0-9.]+'`).FindAllString(string(out), -1) {
+				name = strings.Trim(name, "'")
+				p, err := exec.Command("gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
+					"--object-path", "/org/freedesktop/DBus", "--method",
+					"org.freedesktop.DBus.GetConnectionUnixProcessID", name).Output()
+				if err == nil && strings.Contains(string(p), fmt.Sprintf("(uint32 %d,)", pid)) && hasMenu(name) {
+					return name
+				}
+			}
+		}
+		time.Sleep(300 * time.Millisecond) // polling an external process
+	}
+	t.Fatalf("no D-Bus connection with a tray menu for pid %d", pid)
+	return ""
+}
+
+const menuPath = "/org/ayatana/NotificationItem/systray/Menu"
+
+func hasMenu(name string) bool {
+	_, err := menuLayout(name)
+	return err == nil
+}
+
+func menuLayout(name string) (string, error) {
+	out, err := exec.Command("gdbus", "call", "--session", "--dest", name, "--object-path", menuPath,
+		"--method", "com.canonical.dbusmenu.GetLayout", "0", "-1", "[]").CombinedOutput()
+	return string(out), err
+}
+
+var itemRe = regexp.MustCompile(`\((\d+), \{[^}]*'label': <'([^']*)'>`)
+
+// menu returns the tray's items, label → id.
+func menu(t *testing.T, name string) map[string]string {
+	t.Helper()
+	out, err := menuLayout(name)
+	if err != nil {
+		t.Fatalf("GetLayout: %v: %s", err, out)
+	}
+	items := map[string]string{}
+	for _, m := range itemRe.FindAllStringSubmatch(out, -1) {
+		items[m[2]] = m[1]
+	}
+	return items
+}
+
+func click(t *testing.T, name, label string) {
+	t.Helper()
+	var id string
+	deadline := time.Now().Add(5 * time.Second)
+	for id == "" && time.Now().Before(deadline) {
+		id = menu(t, name)[label]
+		if id == "" {
+			time.Sleep(100 * time.Millisecond) // the label may be about to change
+		}
+	}
+	if id == "" {
+		t.Fatalf("no tray item %q in %v", label, menu(t, name))
+	}
+	out, err := exec.Command("gdbus", "call", "--session", "--dest", name, "--object-path", menuPath,
+		"--method", "com.canonical.dbusmenu.Event", id, "clicked", "<int32 0>", "0").CombinedOutput()
+	if err != nil {
+		t.Fatalf("click %q: %v: %s", label, err, out)
+	}
+}
+
+// eventually polls an external observation until it holds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond) // polling another process
+	}
+}
+
+func windowVisible() bool {
+	return exec.Command("xdotool", "search", "--onlyvisible", "--name", "^ccmesh$").Run() == nil
+}
+
+// fakeUpstream answers Anthropic Messages; a streamed answer takes ~2 s.
+func fakeUpstream(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"stream":true`) {
+			w.Header().Set("content-type", "application/json")
+			io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}`)
+			return
+		}
+		w.Header().Set("content-type", "text/event-stream")
+		fl := http.NewResponseController(w)
+		send := func(ev, data string) {
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev, data)
+			fl.Flush()
+		}
+		send("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","usage":{"input_tokens":3,"output_tokens":0}}}`)
+		send("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+		for i := 0; i < 10; i++ {
+			send("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"w%d "}}`, i))
+			time.Sleep(200 * time.Millisecond) // the upstream's pacing, not a test wait
+		}
+		send("content_block_stop", `{"type":"content_block_stop","index":0}`)
+		send("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":10}}`)
+		send("message_stop", `{"type":"message_stop"}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func screenshot(t *testing.T, path string) image.Image {
+	t.Helper()
+	if out, err := exec.Command("import", "-window", "root", path).CombinedOutput(); err != nil {
+		t.Fatalf("screenshot: %v: %s", err, out)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	return img
+}
+
+// distinctColours counts colours on a grid of samples: a rendered page has
+// many, a blank or black screen one or two.
+func distinctColours(img image.Image) int {
+	seen := map[[3]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 7 {
+		for x := b.Min.X; x < b.Max.X; x += 7 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	return len(seen)
+}
+
+func artifactsDir(t *testing.T) string {
+	dir := os.Getenv("CCMESH_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	os.MkdirAll(dir, 0o755)
+	return dir
+}
+
+func TestDesktop(t *testing.T) {
+	up := fakeUpstream(t)
+	data := t.TempDir()
+	addr := freeAddr(t)
+	in := start(t, data, addr)
+	if st, body := in.api("POST", "/api/endpoints", `{"name":"upstream-a","base_url":"`+up.URL+`","protocol":"anthropic","api_key":"sk-test-0000000000"}`); st != 201 {
+		t.Fatalf("add endpoint: %d %s", st, body)
+	}
+
+	t.Run("window renders the endpoints screen", func(t *testing.T) {
+		eventually(t, "the window to be visible", windowVisible)
+		var img image.Image
+		path := filepath.Join(artifactsDir(t), "desktop-window.png")
+		eventually(t, "the UI to render", func() bool {
+			img = screenshot(t, path)
+			return distinctColours(img) > 20
+		})
+		t.Logf("screenshot: %s (%d colours sampled)", path, distinctColours(img))
+	})
+
+	name := busName(t, in.cmd.Process.Pid)
+
+	t.Run("tray pause and resume", func(t *testing.T) {
+		click(t, name, "Pause proxy")
+		eventually(t, "the proxy to answer 503", func() bool {
+			res, err := in.message(false)
+			if err != nil {
+				return false
+			}
+			res.Body.Close()
+			return res.StatusCode == http.StatusServiceUnavailable
+		})
+		if _, ok := menu(t, name)["Resume proxy"]; !ok {
+			eventually(t, "the item to read Resume proxy", func() bool { _, ok := menu(t, name)["Resume proxy"]; return ok })
+		}
+		click(t, name, "Resume proxy")
+		eventually(t, "the proxy to answer 200", func() bool {
+			res, err := in.message(false)
+			if err != nil {
+				return false
+			}
+			res.Body.Close()
+			return res.StatusCode == http.StatusOK
+		})
+	})
+
+	t.Run("tray status line", func(t *testing.T) {
+		eventually(t, "the status line", func() bool {
+			_, ok := menu(t, name)[addr+" · 1/1 healthy"]
+			return ok
+		})
+	})
+
+	t.Run("tray open shows the hidden window", func(t *testing.T) {
+		out, err := exec.Command("xdotool", "search", "--name", "^ccmesh$").Output()
+		if err != nil {
+			t.Fatalf("find window: %v", err)
+		}
+		for _, w := range strings.Fields(string(out)) {
+			exec.Command("xdotool", "windowunmap", w).Run()
+		}
+		eventually(t, "the window to hide", func() bool { return !windowVisible() })
+		click(t, name, "Open ccmesh")
+		eventually(t, "the window to show", windowVisible)
+	})
+
+	t.Run("second instance exits and the first stays", func(t *testing.T) {
+		second := exec.Command(binary(t), "--listen", freeAddr(t), "--data", data, "--admin-token", token)
+		out, err := second.CombinedOutput()
+		if err != nil {
+			t.Fatalf("second instance: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "already running") {
+			t.Errorf("second instance said %q, want it to say ccmesh is already running", out)
+		}
+		if st, _ := in.api("GET", "/api/info", ""); st != 200 {
+			t.Errorf("first instance stopped answering after the second launch: %d", st)
+		}
+	})
+
+	t.Run("quit lets a stream finish and keeps breaker state", func(t *testing.T) {
+		if st, body := in.api("POST", "/api/endpoints/1/force-open", ""); st != 200 {
+			t.Fatalf("force-open: %d %s", st, body)
+		}
+		if st, body := in.api("POST", "/api/endpoints/1/force-close", ""); st != 200 {
+			t.Fatalf("force-close: %d %s", st, body)
+		}
+		res, err := in.message(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		if !sc.Scan() {
+			t.Fatal("stream ended before its first line")
+		}
+		if st, body := in.api("POST", "/api/endpoints/1/force-open", ""); st != 200 {
+			t.Fatalf("force-open: %d %s", st, body)
+		}
+		click(t, name, "Quit")
+		var rest strings.Builder
+		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
+		}
+		if !strings.Contains(rest.String(), "message_stop") {
+			t.Errorf("stream cut by quit; got:\n%s", rest.String())
+		}
+		select {
+		case err := <-in.exited:
+			if err != nil {
+				t.Errorf("exit after quit: %v", err)
+			}
+		case <-time.After(40 * time.Second):
+			t.Fatal("ccmesh did not exit within the grace period after Quit")
+		}
+
+		again := start(t, data, addr)
+		_, body := again.api("GET", "/api/health", "")
+		if !strings.Contains(body, `"reason":"manual"`) {
+			t.Errorf("after restart, health = %s; want the forced-open breaker", body)
+		}
+	})
+}

@@ -1,0 +1,434 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+const endpointColumns = `id, name, base_url, api_key, protocol, auth, models, model_map,
+	enabled, fast, fast_sort_order, sort_order, breaker_overrides, created_at, updated_at`
+
+// queryer is what reads need from *sql.DB and *sql.Tx alike.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// ListEndpoints returns every endpoint in list order (sort_order, then id).
+func (db *DB) ListEndpoints(ctx context.Context) ([]Endpoint, error) {
+	rows, err := db.sql.QueryContext(ctx,
+		`SELECT `+endpointColumns+` FROM endpoints ORDER BY sort_order, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list endpoints: %w", err)
+	}
+	defer rows.Close()
+	out := []Endpoint{} // [] not null in JSON
+	for rows.Next() {
+		e, err := scanEndpoint(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list endpoints: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list endpoints: %w", err)
+	}
+	return out, nil
+}
+
+// GetEndpoint returns one endpoint, or an error wrapping ErrNotFound.
+func (db *DB) GetEndpoint(ctx context.Context, id int64) (Endpoint, error) {
+	e, err := getEndpoint(ctx, db.sql, id)
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("get endpoint %d: %w", id, err)
+	}
+	return e, nil
+}
+
+func getEndpoint(ctx context.Context, q queryer, id int64) (Endpoint, error) {
+	row := q.QueryRowContext(ctx, `SELECT `+endpointColumns+` FROM endpoints WHERE id = ?`, id)
+	e, err := scanEndpoint(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Endpoint{}, ErrNotFound
+	}
+	return e, err
+}
+
+// CreateEndpoint validates p, fills SPEC §3's defaults for what p leaves
+// out, and stores the endpoint. A rejected input is a *ValidationError.
+func (db *DB) CreateEndpoint(ctx context.Context, p EndpointPatch) (Endpoint, error) {
+	var out Endpoint
+	err := db.write(ctx, func(tx *sql.Tx) (err error) {
+		out, err = createEndpoint(ctx, tx, p)
+		return err
+	})
+	if err != nil {
+		return Endpoint{}, endpointError("create endpoint "+deref(p.Name), err)
+	}
+	return out, nil
+}
+
+// UpdateEndpoint changes the fields p sets and keeps the rest. An unknown id
+// wraps ErrNotFound; a rejected input is a *ValidationError.
+func (db *DB) UpdateEndpoint(ctx context.Context, id int64, p EndpointPatch) (Endpoint, error) {
+	var out Endpoint
+	err := db.write(ctx, func(tx *sql.Tx) (err error) {
+		out, err = updateEndpoint(ctx, tx, id, p)
+		return err
+	})
+	if err != nil {
+		return Endpoint{}, endpointError(fmt.Sprintf("update endpoint %d", id), err)
+	}
+	return out, nil
+}
+
+func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint, error) {
+	e := Endpoint{Auth: AuthAuto, Enabled: true}
+	applyPatch(&e, p)
+	if verr := validateEndpoint(&e); verr != nil {
+		return Endpoint{}, verr
+	}
+	if err := checkUniqueName(ctx, tx, e.Name, 0); err != nil {
+		return Endpoint{}, err
+	}
+	if p.SortOrder == nil {
+		if err := tx.QueryRowContext(ctx,
+			`SELECT coalesce(max(sort_order) + 1, 0) FROM endpoints`).Scan(&e.SortOrder); err != nil {
+			return Endpoint{}, err
+		}
+	}
+	if e.Fast && p.FastSortOrder == nil {
+		if err := nextFastOrder(ctx, tx, &e.FastSortOrder); err != nil {
+			return Endpoint{}, err
+		}
+	}
+	args, err := endpointArgs(&e)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	now := toMillis(time.Now())
+	res, err := tx.ExecContext(ctx, `INSERT INTO endpoints (name, base_url, api_key, protocol,
+		auth, models, model_map, enabled, fast, fast_sort_order, sort_order, breaker_overrides,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		append(args, now, now)...)
+	if err != nil {
+		return Endpoint{}, uniqueNameError(err, e.Name)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return Endpoint{}, err
+	}
+	return getEndpoint(ctx, tx, id)
+}
+
+func updateEndpoint(ctx context.Context, tx *sql.Tx, id int64, p EndpointPatch) (Endpoint, error) {
+	e, err := getEndpoint(ctx, tx, id)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	wasFast := e.Fast
+	applyPatch(&e, p)
+	if verr := validateEndpoint(&e); verr != nil {
+		return Endpoint{}, verr
+	}
+	if err := checkUniqueName(ctx, tx, e.Name, id); err != nil {
+		return Endpoint{}, err
+	}
+	switch {
+	case e.Fast && !wasFast && p.FastSortOrder == nil:
+		// Joining the fast queue: at its end, like a new fast endpoint.
+		if err := nextFastOrder(ctx, tx, &e.FastSortOrder); err != nil {
+			return Endpoint{}, err
+		}
+	case !e.Fast && p.FastSortOrder == nil:
+		e.FastSortOrder = 0
+	}
+	args, err := endpointArgs(&e)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE endpoints SET name = ?, base_url = ?, api_key = ?,
+		protocol = ?, auth = ?, models = ?, model_map = ?, enabled = ?, fast = ?,
+		fast_sort_order = ?, sort_order = ?, breaker_overrides = ?, updated_at = ?
+		WHERE id = ?`, append(args, toMillis(time.Now()), id)...)
+	if err != nil {
+		return Endpoint{}, uniqueNameError(err, e.Name)
+	}
+	return getEndpoint(ctx, tx, id)
+}
+
+// DeleteEndpoint removes an endpoint and (by foreign key) its breaker state.
+// Its request logs and breaker events stay, naming it.
+func (db *DB) DeleteEndpoint(ctx context.Context, id int64) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM endpoints WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete endpoint %d: %w", id, err)
+	}
+	return nil
+}
+
+// SetFastQueue makes exactly ids, in this order, the fast queue. An unknown
+// or repeated id is a *ValidationError and changes nothing.
+func (db *DB) SetFastQueue(ctx context.Context, ids []int64) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		all, err := endpointIDs(ctx, tx)
+		if err != nil {
+			return err
+		}
+		seen := make(map[int64]bool, len(ids))
+		for _, id := range ids {
+			if !all[id] {
+				return invalid("ids", CodeUnknownID, "there is no endpoint with id %d", id)
+			}
+			if seen[id] {
+				return invalid("ids", CodeDuplicateID, "endpoint id %d appears more than once", id)
+			}
+			seen[id] = true
+		}
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE endpoints SET fast = 0, fast_sort_order = 0 WHERE fast != 0 OR fast_sort_order != 0`); err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if _, err := tx.ExecContext(ctx,
+				`UPDATE endpoints SET fast = 1, fast_sort_order = ? WHERE id = ?`, i, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return endpointError("set fast queue", err)
+	}
+	return nil
+}
+
+// SetOrder sets the full list order; ids must name every endpoint once.
+func (db *DB) SetOrder(ctx context.Context, ids []int64) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		all, err := endpointIDs(ctx, tx)
+		if err != nil {
+			return err
+		}
+		given := make(map[int64]bool, len(ids))
+		for _, id := range ids {
+			given[id] = true
+		}
+		if len(ids) != len(all) || len(given) != len(all) || !maps.Equal(given, all) {
+			return invalid("ids", CodeNotPermutation,
+				"the order must list every endpoint exactly once (%d endpoints, got %d ids)", len(all), len(ids))
+		}
+		for i, id := range ids {
+			if _, err := tx.ExecContext(ctx,
+				`UPDATE endpoints SET sort_order = ? WHERE id = ?`, i, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return endpointError("set endpoint order", err)
+	}
+	return nil
+}
+
+func endpointIDs(ctx context.Context, tx *sql.Tx) (map[int64]bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM endpoints`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := make(map[int64]bool)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+func nextFastOrder(ctx context.Context, tx *sql.Tx, dst *int) error {
+	return tx.QueryRowContext(ctx,
+		`SELECT coalesce(max(fast_sort_order) + 1, 0) FROM endpoints WHERE fast != 0`).Scan(dst)
+}
+
+func checkUniqueName(ctx context.Context, tx *sql.Tx, name string, exceptID int64) error {
+	var other int64
+	err := tx.QueryRowContext(ctx,
+		`SELECT id FROM endpoints WHERE name = ? AND id != ?`, name, exceptID).Scan(&other)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return duplicateName(name)
+}
+
+func duplicateName(name string) *ValidationError {
+	return invalid("name", CodeDuplicateName,
+		"an endpoint named %q already exists; names are unique (case-sensitive)", name)
+}
+
+// uniqueNameError maps the UNIQUE constraint, which backs up checkUniqueName
+// against a writer in another process, to the same validation error.
+func uniqueNameError(err error, name string) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+		return duplicateName(name)
+	}
+	return err
+}
+
+// endpointError returns validation errors as they are (callers and the
+// admin API check their type) and wraps everything else with op.
+func endpointError(op string, err error) error {
+	var verr *ValidationError
+	if errors.As(err, &verr) {
+		return verr
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// applyPatch copies the fields p sets into e. Slices and maps are copied so
+// the stored endpoint never aliases the caller's input.
+func applyPatch(e *Endpoint, p EndpointPatch) {
+	set := func(dst *string, src *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&e.Name, p.Name)
+	set(&e.BaseURL, p.BaseURL)
+	set(&e.APIKey, p.APIKey)
+	set(&e.Protocol, p.Protocol)
+	set(&e.Auth, p.Auth)
+	if p.Models != nil {
+		e.Models = slices.Clone(*p.Models)
+	}
+	if p.ModelMap != nil {
+		e.ModelMap = maps.Clone(*p.ModelMap)
+	}
+	if p.Enabled != nil {
+		e.Enabled = *p.Enabled
+	}
+	if p.Fast != nil {
+		e.Fast = *p.Fast
+	}
+	if p.FastSortOrder != nil {
+		e.FastSortOrder = *p.FastSortOrder
+	}
+	if p.SortOrder != nil {
+		e.SortOrder = *p.SortOrder
+	}
+	if p.BreakerOverrides != nil {
+		e.BreakerOverrides = *p.BreakerOverrides
+	}
+}
+
+// endpointArgs are the stored columns from name to breaker_overrides, in
+// the order the INSERT and UPDATE statements list them.
+func endpointArgs(e *Endpoint) ([]any, error) {
+	models, err := json.Marshal(nonNil(e.Models))
+	if err != nil {
+		return nil, fmt.Errorf("encode models: %w", err)
+	}
+	modelMap := e.ModelMap
+	if modelMap == nil {
+		modelMap = map[string]string{}
+	}
+	mm, err := json.Marshal(modelMap)
+	if err != nil {
+		return nil, fmt.Errorf("encode model_map: %w", err)
+	}
+	bo, err := json.Marshal(e.BreakerOverrides)
+	if err != nil {
+		return nil, fmt.Errorf("encode breaker_overrides: %w", err)
+	}
+	return []any{e.Name, e.BaseURL, e.APIKey, e.Protocol, e.Auth, string(models), string(mm),
+		e.Enabled, e.Fast, e.FastSortOrder, e.SortOrder, string(bo)}, nil
+}
+
+// deref is *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanEndpoint(s scanner) (Endpoint, error) {
+	var (
+		e                    Endpoint
+		models, modelMap, bo string
+		createdAt, updatedAt int64
+	)
+	err := s.Scan(&e.ID, &e.Name, &e.BaseURL, &e.APIKey, &e.Protocol, &e.Auth, &models, &modelMap,
+		&e.Enabled, &e.Fast, &e.FastSortOrder, &e.SortOrder, &bo, &createdAt, &updatedAt)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	if err := json.Unmarshal([]byte(models), &e.Models); err != nil {
+		return Endpoint{}, fmt.Errorf("decode models of endpoint %d: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(modelMap), &e.ModelMap); err != nil {
+		return Endpoint{}, fmt.Errorf("decode model_map of endpoint %d: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(bo), &e.BreakerOverrides); err != nil {
+		return Endpoint{}, fmt.Errorf("decode breaker_overrides of endpoint %d: %w", e.ID, err)
+	}
+	// Empty, not null, in the API's JSON.
+	e.Models = nonNil(e.Models)
+	if e.ModelMap == nil {
+		e.ModelMap = map[string]string{}
+	}
+	e.CreatedAt, e.UpdatedAt = fromMillis(createdAt), fromMillis(updatedAt)
+	return e, nil
+}
+
+// Times are stored as unix milliseconds; 0 stands for the zero time.
+func toMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}

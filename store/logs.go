@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Limits of ListLogs (LogFilter.Limit).
+const (
+	defaultLogLimit = 50
+	maxLogLimit     = 500
+)
+
+const logColumns = `id, at, protocol, path, model_asked, model_forwarded, explicit,
+	endpoint_id, endpoint, status, attempts, duration_ms, ttfb_ms, stream, stream_end,
+	tokens_in, tokens_out, sent_upstream, client_gone, error, routing, history`
+
+// ListLogs returns request logs newest first (by id). nextBefore is the id
+// to pass as LogFilter.Before for the next page, or 0 on the last page.
+func (db *DB) ListLogs(ctx context.Context, f LogFilter) (items []RequestLog, nextBefore int64, err error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultLogLimit
+	}
+	limit = min(limit, maxLogLimit)
+
+	var where []string
+	var args []any
+	if f.Before > 0 {
+		where, args = append(where, "id < ?"), append(args, f.Before)
+	}
+	if f.Endpoint != "" {
+		where, args = append(where, "endpoint = ?"), append(args, f.Endpoint)
+	}
+	if f.Status != 0 {
+		where, args = append(where, "status = ?"), append(args, f.Status)
+	}
+	if f.Model != "" {
+		where, args = append(where, "(model_asked = ? OR model_forwarded = ?)"), append(args, f.Model, f.Model)
+	}
+	query := `SELECT ` + logColumns + ` FROM request_logs`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	// One row more than asked tells whether another page exists.
+	query += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, limit+1)
+
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list request logs: %w", err)
+	}
+	defer rows.Close()
+	items = []RequestLog{} // [] not null in JSON
+	for rows.Next() {
+		r, err := scanLog(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list request logs: %w", err)
+		}
+		items = append(items, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("list request logs: %w", err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		nextBefore = items[limit-1].ID
+	}
+	return items, nextBefore, nil
+}
+
+// GetLog returns one request log, or an error wrapping ErrNotFound.
+func (db *DB) GetLog(ctx context.Context, id int64) (RequestLog, error) {
+	row := db.sql.QueryRowContext(ctx, `SELECT `+logColumns+` FROM request_logs WHERE id = ?`, id)
+	r, err := scanLog(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return RequestLog{}, fmt.Errorf("get request log %d: %w", id, err)
+	}
+	return r, nil
+}
+
+func scanLog(s scanner) (RequestLog, error) {
+	var (
+		r                RequestLog
+		at               int64
+		routing, history sql.NullString
+	)
+	err := s.Scan(&r.ID, &at, &r.Protocol, &r.Path, &r.ModelAsked, &r.ModelForwarded, &r.Explicit,
+		&r.EndpointID, &r.Endpoint, &r.Status, &r.Attempts, &r.DurationMs, &r.TTFBMs, &r.Stream,
+		&r.StreamEnd, &r.TokensIn, &r.TokensOut, &r.SentUpstream, &r.ClientGone, &r.Error,
+		&routing, &history)
+	if err != nil {
+		return RequestLog{}, err
+	}
+	r.At = fromMillis(at)
+	// A nil interface, not a nil RawMessage inside one, so that omitempty
+	// leaves the field out.
+	if routing.Valid {
+		r.Routing = json.RawMessage(routing.String)
+	}
+	if history.Valid {
+		r.History = json.RawMessage(history.String)
+	}
+	return r, nil
+}
+
+// Stats counts requests and errors per minute and final endpoint since the
+// given time, oldest minute first. An error is a status ≥ 400 or a stream
+// that did not end "complete" (SPEC §11: a stream broken after a 200 is not
+// a success). Requests that reached no endpoint are counted under
+// EndpointID 0.
+func (db *DB) Stats(ctx context.Context, since time.Time) ([]StatPoint, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT at / 60000 AS minute, endpoint_id,
+		max(endpoint), count(*),
+		sum(status >= 400 OR stream_end NOT IN ('', 'complete'))
+		FROM request_logs WHERE at >= ?
+		GROUP BY minute, endpoint_id ORDER BY minute, endpoint_id`, since.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("request stats: %w", err)
+	}
+	defer rows.Close()
+	out := []StatPoint{}
+	for rows.Next() {
+		var (
+			p      StatPoint
+			minute int64
+		)
+		if err := rows.Scan(&minute, &p.EndpointID, &p.Endpoint, &p.Requests, &p.Errors); err != nil {
+			return nil, fmt.Errorf("request stats: %w", err)
+		}
+		p.Minute = time.UnixMilli(minute * 60000).UTC()
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("request stats: %w", err)
+	}
+	return out, nil
+}
+
+// Prune applies retention: it keeps the newest maxRows logs and those
+// younger than maxAge (a limit ≤ 0 is off) and returns how many it deleted.
+func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int64, error) {
+	var deleted int64
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if maxAge > 0 {
+			res, err := tx.ExecContext(ctx, `DELETE FROM request_logs WHERE at < ?`,
+				time.Now().Add(-maxAge).UnixMilli())
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			deleted += n
+		}
+		if maxRows > 0 {
+			// ids grow with time, so "all but the newest maxRows" is every id
+			// at or below the (maxRows+1)-th newest.
+			res, err := tx.ExecContext(ctx, `DELETE FROM request_logs WHERE id <=
+				(SELECT id FROM request_logs ORDER BY id DESC LIMIT 1 OFFSET ?)`, maxRows)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			deleted += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune request logs: %w", err)
+	}
+	return deleted, nil
+}
+
+// insertLogs writes a batch in one transaction and sets each row's ID.
+// routing and history hold the pre-encoded JSON (nil for NULL), by index.
+func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, history [][]byte) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO request_logs (at, protocol, path,
+			model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
+			duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
+			client_gone, error, routing, history)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for i := range batch {
+			r := &batch[i]
+			if r.At.IsZero() {
+				r.At = time.Now()
+			}
+			res, err := stmt.ExecContext(ctx, r.At.UnixMilli(), r.Protocol, r.Path, r.ModelAsked,
+				r.ModelForwarded, r.Explicit, r.EndpointID, r.Endpoint, r.Status, r.Attempts,
+				r.DurationMs, r.TTFBMs, r.Stream, r.StreamEnd, r.TokensIn, r.TokensOut,
+				r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[i]), nullJSON(history[i]))
+			if err != nil {
+				return err
+			}
+			if r.ID, err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func nullJSON(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}

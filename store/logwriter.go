@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// LogWriterOptions configure a LogWriter. The zero value works; each
+// field's doc says what zero or nil means.
+type LogWriterOptions struct {
+	// QueueSize bounds the rows waiting to be written; 0 means 4096. When
+	// the queue is full Enqueue drops the row rather than wait.
+	QueueSize int
+	// BatchSize is the most rows written in one transaction; 0 means 256.
+	BatchSize int
+	// FlushInterval is how long a row may wait for its batch to fill;
+	// 0 means 200ms.
+	FlushInterval time.Duration
+	// OnWrite, if set, is called from the writer's goroutine after each
+	// committed batch with the new rows' ids (to broadcast them). It must
+	// not block for long: the queue fills meanwhile.
+	OnWrite func(ids []int64)
+	// Retention, if set, gives the current limits (rows, age; ≤ 0 is off),
+	// applied with Prune at start and every PruneInterval.
+	Retention func() (rows int, age time.Duration)
+	// PruneInterval is how often Retention is applied; 0 means a minute.
+	PruneInterval time.Duration
+	// Logger reports failed writes and prunes; the zero Logger is silent.
+	Logger zerolog.Logger
+}
+
+func (o *LogWriterOptions) setDefaults() {
+	if o.QueueSize <= 0 {
+		o.QueueSize = 4096
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 256
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = 200 * time.Millisecond
+	}
+	if o.PruneInterval <= 0 {
+		o.PruneInterval = time.Minute
+	}
+}
+
+// LogWriter writes request logs in batches on its own goroutine, so that
+// the request path only ever does a non-blocking channel send (SPEC §11).
+type LogWriter struct {
+	db   *DB
+	opts LogWriterOptions
+	log  zerolog.Logger
+
+	queue chan RequestLog
+	// mu orders Enqueue's send before Close's final drain: Enqueue sends
+	// under the read lock, Close sets closed under the write lock, so no
+	// row can enter the queue after the writer has emptied it for the last
+	// time. Holders of the read lock never block, so neither does Enqueue.
+	mu     sync.RWMutex
+	closed bool
+
+	stop   chan struct{} // closed by Close: drain and exit
+	done   chan struct{} // closed when the goroutine has exited
+	ctx    context.Context
+	cancel context.CancelFunc // aborts writes when Close's ctx expires
+
+	dropped atomic.Uint64
+	failed  atomic.Uint64
+}
+
+// NewLogWriter starts a writer over db. Close it before closing db.
+func NewLogWriter(db *DB, opts LogWriterOptions) *LogWriter {
+	opts.setDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &LogWriter{
+		db:     db,
+		opts:   opts,
+		log:    opts.Logger.With().Str("component", "logwriter").Logger(),
+		queue:  make(chan RequestLog, opts.QueueSize),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+	go w.run()
+	return w
+}
+
+// Enqueue hands a row to the writer without ever blocking. It returns false,
+// and counts the row in Dropped, when the queue is full or the writer is
+// closed. The writer owns r from here; Routing and History are marshalled
+// to JSON on its goroutine, so they must not be changed after the call.
+func (w *LogWriter) Enqueue(r RequestLog) bool {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if !w.closed {
+		select {
+		case w.queue <- r:
+			return true
+		default:
+		}
+	}
+	w.dropped.Add(1)
+	return false
+}
+
+// Dropped counts rows Enqueue refused (queue full or writer closed).
+func (w *LogWriter) Dropped() uint64 { return w.dropped.Load() }
+
+// Failed counts rows accepted but lost because their batch could not be
+// written (the error is logged).
+func (w *LogWriter) Failed() uint64 { return w.failed.Load() }
+
+// Close stops accepting rows, writes everything already queued, and stops
+// the writer. If ctx ends first the remaining rows are abandoned (counted
+// in Failed) and ctx's error is returned. Close may be called more than
+// once.
+func (w *LogWriter) Close(ctx context.Context) error {
+	w.mu.Lock()
+	first := !w.closed
+	w.closed = true
+	w.mu.Unlock()
+	if first {
+		close(w.stop)
+	}
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		w.cancel()
+		<-w.done
+		return fmt.Errorf("close log writer: %w", ctx.Err())
+	}
+}
+
+func (w *LogWriter) run() {
+	defer close(w.done)
+	defer w.cancel()
+
+	var pruneTick <-chan time.Time
+	if w.opts.Retention != nil {
+		t := time.NewTicker(w.opts.PruneInterval)
+		defer t.Stop()
+		pruneTick = t.C
+		w.prune()
+	}
+	flush := time.NewTimer(w.opts.FlushInterval)
+	flush.Stop()
+	defer flush.Stop()
+
+	batch := make([]RequestLog, 0, w.opts.BatchSize)
+	for {
+		select {
+		case r := <-w.queue:
+			batch = append(batch, r)
+			if len(batch) == 1 {
+				flush.Reset(w.opts.FlushInterval)
+			}
+			if len(batch) < w.opts.BatchSize {
+				continue
+			}
+		case <-flush.C:
+		case <-pruneTick:
+			w.prune()
+			continue
+		case <-w.stop:
+			w.drain(batch)
+			return
+		}
+		flush.Stop()
+		w.write(batch)
+		batch = batch[:0]
+	}
+}
+
+// drain writes what is left once Close has shut Enqueue out.
+func (w *LogWriter) drain(batch []RequestLog) {
+	for {
+		select {
+		case r := <-w.queue:
+			batch = append(batch, r)
+			if len(batch) == w.opts.BatchSize {
+				w.write(batch)
+				batch = batch[:0]
+			}
+		default:
+			if len(batch) > 0 {
+				w.write(batch)
+			}
+			return
+		}
+	}
+}
+
+func (w *LogWriter) write(batch []RequestLog) {
+	routing := make([][]byte, len(batch))
+	history := make([][]byte, len(batch))
+	for i := range batch {
+		routing[i] = w.encode(batch[i].Routing, "routing")
+		history[i] = w.encode(batch[i].History, "history")
+	}
+	if err := w.db.insertLogs(w.ctx, batch, routing, history); err != nil {
+		w.failed.Add(uint64(len(batch)))
+		w.log.Error().Err(err).Int("rows", len(batch)).Msg("write request logs")
+		return
+	}
+	if w.opts.OnWrite != nil {
+		ids := make([]int64, len(batch))
+		for i := range batch {
+			ids[i] = batch[i].ID
+		}
+		w.opts.OnWrite(ids)
+	}
+}
+
+// encode marshals a Routing or History value; nil (or JSON null) is stored
+// as NULL. A value that cannot be marshalled is logged and stored as NULL
+// rather than losing the whole row.
+func (w *LogWriter) encode(v any, field string) []byte {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		w.log.Error().Err(err).Str("field", field).Msg("encode request log")
+		return nil
+	}
+	if string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
+func (w *LogWriter) prune() {
+	rows, age := w.opts.Retention()
+	if rows <= 0 && age <= 0 {
+		return
+	}
+	n, err := w.db.Prune(w.ctx, rows, age)
+	if err != nil {
+		w.log.Error().Err(err).Msg("prune request logs")
+		return
+	}
+	if n > 0 {
+		w.log.Debug().Int64("deleted", n).Msg("pruned request logs")
+	}
+}

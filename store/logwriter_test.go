@@ -1,0 +1,278 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// advance moves a synctest bubble's fake clock by d and lets every goroutine
+// settle (the bubble's idiom for a sleep; no real time passes).
+func advance(d time.Duration) {
+	<-time.After(d)
+	synctest.Wait()
+}
+
+func countLogs(t *testing.T, db *DB) int {
+	t.Helper()
+	var n int
+	if err := db.sql.QueryRowContext(context.Background(), `SELECT count(*) FROM request_logs`).Scan(&n); err != nil {
+		t.Fatalf("count request logs: %v", err)
+	}
+	return n
+}
+
+// openBubbleDB opens a database inside the current synctest bubble (its
+// channels must belong to the bubble); the caller closes it before the
+// bubble ends.
+func openBubbleDB(t *testing.T, dir string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(dir, "ccmesh.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return db
+}
+
+func TestLogWriterBatching(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db := openBubbleDB(t, dir)
+		defer db.Close()
+		var mu sync.Mutex
+		var batches [][]int64
+		w := NewLogWriter(db, LogWriterOptions{
+			BatchSize: 3, FlushInterval: 200 * time.Millisecond,
+			OnWrite: func(ids []int64) { mu.Lock(); batches = append(batches, ids); mu.Unlock() },
+		})
+		defer w.Close(context.Background())
+
+		steps := []struct {
+			name        string
+			enqueue     int
+			wait        time.Duration
+			wantRows    int
+			wantBatches int
+		}{
+			{"a full batch is written at once", 3, 0, 3, 1},
+			{"a partial batch waits", 1, 200*time.Millisecond - time.Nanosecond, 3, 1},
+			{"until the flush interval", 0, time.Nanosecond, 4, 2},
+			{"the interval starts at the first row", 2, 200 * time.Millisecond, 6, 3},
+		}
+		for _, st := range steps {
+			for range st.enqueue {
+				if !w.Enqueue(RequestLog{Path: "/v1/messages", Status: 200}) {
+					t.Fatalf("%s: Enqueue refused a row", st.name)
+				}
+			}
+			synctest.Wait()
+			advance(st.wait)
+			mu.Lock()
+			got := len(batches)
+			mu.Unlock()
+			if rows := countLogs(t, db); rows != st.wantRows || got != st.wantBatches {
+				t.Errorf("%s: %d rows in %d batches, want %d in %d", st.name, rows, got, st.wantRows, st.wantBatches)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if want := [][]int64{{1, 2, 3}, {4}, {5, 6}}; !slices.EqualFunc(batches, want, slices.Equal) {
+			t.Errorf("OnWrite ids = %v, want %v", batches, want)
+		}
+	})
+}
+
+func TestLogWriterEncodesJSON(t *testing.T) {
+	db := openTestDB(t)
+	var ids atomic.Int64
+	w := NewLogWriter(db, LogWriterOptions{OnWrite: func(got []int64) { ids.Store(got[0]) }})
+	w.Enqueue(RequestLog{
+		Routing: map[string]any{"candidates": []string{"alpha"}},
+		History: make(chan int), // cannot be marshalled: the row is kept without it
+	})
+	if err := w.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetLog(t.Context(), ids.Load())
+	if err != nil {
+		t.Fatalf("GetLog: %v", err)
+	}
+	if r, ok := got.Routing.(json.RawMessage); !ok || string(r) != `{"candidates":["alpha"]}` {
+		t.Errorf("routing = %#v, want the marshalled map", got.Routing)
+	}
+	if got.History != nil {
+		t.Errorf("history = %#v, want nil for an unmarshallable value", got.History)
+	}
+	if got.At.IsZero() {
+		t.Error("a row enqueued without a time was stored without one")
+	}
+}
+
+// TestLogWriterFloodDropsAndCounts blocks the database (the writer waits
+// on the write lock) and floods the queue from many goroutines: Enqueue
+// must refuse and count the overflow, never wait.
+func TestLogWriterFloodDropsAndCounts(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db := openBubbleDB(t, dir)
+		defer db.Close()
+		const queue = 4
+		w := NewLogWriter(db, LogWriterOptions{QueueSize: queue, BatchSize: 1})
+
+		db.writeSem <- struct{}{} // hold the database's write lock
+		w.Enqueue(RequestLog{Status: 1})
+		synctest.Wait() // the writer took that row and waits for the lock
+
+		var accepted, refused atomic.Int64
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				for range 50 {
+					if w.Enqueue(RequestLog{Status: 2}) {
+						accepted.Add(1)
+					} else {
+						refused.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if accepted.Load() != queue || refused.Load() != 500-queue {
+			t.Errorf("accepted %d refused %d, want %d and %d", accepted.Load(), refused.Load(), queue, 500-queue)
+		}
+		if got := w.Dropped(); got != uint64(500-queue) {
+			t.Errorf("Dropped() = %d, want %d", got, 500-queue)
+		}
+
+		<-db.writeSem // unblock the database
+		if err := w.Close(context.Background()); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if rows := countLogs(t, db); rows != 1+queue {
+			t.Errorf("rows written = %d, want %d (all accepted)", rows, 1+queue)
+		}
+		if w.Enqueue(RequestLog{}) || w.Dropped() != uint64(500-queue+1) {
+			t.Errorf("Enqueue after Close accepted or was not counted (dropped %d)", w.Dropped())
+		}
+		if w.Failed() != 0 {
+			t.Errorf("Failed() = %d, want 0", w.Failed())
+		}
+	})
+}
+
+// TestLogWriterConcurrentClose races producers against Close under -race:
+// every row is either written or counted as dropped, none is lost.
+func TestLogWriterConcurrentClose(t *testing.T) {
+	db := openTestDB(t)
+	w := NewLogWriter(db, LogWriterOptions{QueueSize: 64, BatchSize: 16})
+	var accepted atomic.Int64
+	var wg sync.WaitGroup
+	const producers, each = 8, 300
+	for range producers {
+		wg.Go(func() {
+			for range each {
+				if w.Enqueue(RequestLog{Path: "/v1/messages"}) {
+					accepted.Add(1)
+				}
+			}
+		})
+	}
+	closeErr := make(chan error, 1)
+	go func() { closeErr <- w.Close(t.Context()) }()
+	wg.Wait()
+	if err := <-closeErr; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if got, want := countLogs(t, db), int(accepted.Load()); got != want {
+		t.Errorf("rows written = %d, want %d accepted", got, want)
+	}
+	if got, want := int64(w.Dropped())+accepted.Load(), int64(producers*each); got != want {
+		t.Errorf("dropped + accepted = %d, want %d", got, want)
+	}
+}
+
+func TestLogWriterCloseFlushesQueue(t *testing.T) {
+	db := openTestDB(t)
+	var written atomic.Int64
+	w := NewLogWriter(db, LogWriterOptions{
+		FlushInterval: time.Hour, // only Close can flush the partial batch
+		OnWrite:       func(ids []int64) { written.Add(int64(len(ids))) },
+	})
+	const n = 1000
+	for i := range n {
+		if !w.Enqueue(RequestLog{Status: i}) {
+			t.Fatalf("row %d refused", i)
+		}
+	}
+	if err := w.Close(t.Context()); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if rows := countLogs(t, db); rows != n || written.Load() != n {
+		t.Errorf("rows %d, OnWrite saw %d, want %d", rows, written.Load(), n)
+	}
+	if err := w.Close(t.Context()); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestLogWriterCloseDeadline(t *testing.T) {
+	db := openTestDB(t)
+	w := NewLogWriter(db, LogWriterOptions{BatchSize: 1})
+	db.writeSem <- struct{}{} // a database that never frees up
+	defer func() { <-db.writeSem }()
+	for range 3 {
+		w.Enqueue(RequestLog{})
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := w.Close(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Close = %v, want context.Canceled", err)
+	}
+	if w.Failed() != 3 {
+		t.Errorf("Failed() = %d, want 3 abandoned rows", w.Failed())
+	}
+}
+
+func TestLogWriterRetention(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db := openBubbleDB(t, dir)
+		defer db.Close()
+		addLogs(t, db, make([]RequestLog, 5)...)
+		var keep atomic.Int64
+		keep.Store(2)
+		w := NewLogWriter(db, LogWriterOptions{
+			Retention: func() (int, time.Duration) { return int(keep.Load()), 0 },
+		})
+		defer w.Close(context.Background())
+
+		synctest.Wait()
+		if rows := countLogs(t, db); rows != 2 {
+			t.Errorf("rows after start = %d, want 2 (pruned at start)", rows)
+		}
+		for range 3 {
+			w.Enqueue(RequestLog{})
+		}
+		advance(time.Second) // flushed
+		if rows := countLogs(t, db); rows != 5 {
+			t.Errorf("rows after writing 3 = %d, want 5", rows)
+		}
+		keep.Store(1)
+		advance(time.Minute - time.Second - time.Nanosecond)
+		if rows := countLogs(t, db); rows != 5 {
+			t.Errorf("rows just before a minute = %d, want 5", rows)
+		}
+		advance(time.Nanosecond)
+		if rows := countLogs(t, db); rows != 1 {
+			t.Errorf("rows after a minute = %d, want 1", rows)
+		}
+	})
+}
