@@ -1,0 +1,167 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ccmesh/ccmesh/proxy/proxytest"
+)
+
+// TestClassificationTable drives every row of SPEC §6's table through the
+// real server, non-streamed and streamed: endpoint a answers the row's
+// fault, endpoint b is healthy.
+func TestClassificationTable(t *testing.T) {
+	type row struct {
+		name      string
+		fault     proxytest.Response
+		keyless   bool // endpoint a has no key: the client's auth passes through
+		refused   bool // endpoint a's port is closed
+		wantCode  int  // status the client gets
+		wantTried string
+		errType   string
+		counted   bool
+	}
+	quota := proxytest.AnthropicError(400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.")
+	rows := []row{
+		{name: "2xx", fault: okClaude(), wantCode: 200, wantTried: "a", counted: true},
+		{name: "400 credit balance too low (quota)", fault: quota, wantCode: 200, wantTried: "a,b", errType: errTypeQuota, counted: true},
+		{name: "402 without quota text", fault: proxytest.AnthropicError(402, "billing_error", "payment required"), wantCode: 200, wantTried: "a,b", errType: errTypeQuota, counted: true},
+		{name: "401 keyless passes through", fault: proxytest.AnthropicError(401, "authentication_error", "invalid x-api-key"), keyless: true, wantCode: 401, wantTried: "a", errType: errTypeStatus},
+		{name: "401 injected key", fault: proxytest.AnthropicError(401, "authentication_error", "invalid x-api-key"), wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
+		{name: "403", fault: proxytest.AnthropicError(403, "permission_error", "forbidden"), wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
+		{name: "404 on known path", fault: proxytest.AnthropicError(404, "not_found_error", "no route"), wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
+		{name: "418 other 4xx", fault: proxytest.Response{Status: 418, Body: "teapot"}, wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
+		{name: "429 without retry time", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down"), wantCode: 200, wantTried: "a,b", errType: errTypeRateLimit, counted: true},
+		{name: "429 with retry-after", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down").WithHeader("Retry-After", "30"), wantCode: 200, wantTried: "a,b", errType: errTypeRateLimit, counted: true},
+		{name: "connection refused", refused: true, wantCode: 200, wantTried: "a,a,b", errType: errTypeTransport, counted: true},
+	}
+	for _, code := range []int{400, 405, 406, 413, 414, 415, 422} {
+		rows = append(rows, row{name: fmt.Sprintf("%d neutral", code), fault: proxytest.AnthropicError(code, "invalid_request_error", "bad"), wantCode: code, wantTried: "a", errType: errTypeStatus})
+	}
+	for _, code := range []int{500, 502, 503, 529, 408} {
+		rows = append(rows, row{name: fmt.Sprintf("%d retried once", code), fault: proxytest.AnthropicError(code, "api_error", "boom"), wantCode: 200, wantTried: "a,a,b", errType: errTypeStatus, counted: true})
+	}
+	for _, stream := range []bool{false, true} {
+		for _, tc := range rows {
+			t.Run(fmt.Sprintf("stream=%v/%s", stream, tc.name), func(t *testing.T) {
+				okResp, body := okClaude(), claudeBody
+				if stream {
+					okResp, body = okClaudeStream(), claudeStreamBody
+					if tc.fault.Status == 0 {
+						tc.fault = okClaudeStream()
+					}
+				}
+				a := upstream(t, tc.fault)
+				b := upstream(t, okResp)
+				ea, eb := ep(1, "a", a.URL), ep(2, "b", b.URL)
+				if tc.refused {
+					ea.BaseURL = proxytest.ClosedURL(t)
+				}
+				if tc.keyless {
+					ea.APIKey = ""
+				}
+				h := newHarness(t, Config{Endpoints: []Endpoint{ea, eb}})
+				got := h.post("/v1/messages?beta=true", body, "x-api-key", "client-key")
+				rec := h.record()
+				if got.status != tc.wantCode {
+					t.Fatalf("status = %d, want %d; body %s", got.status, tc.wantCode, got.body)
+				}
+				if tried := attemptsOn(rec); tried != tc.wantTried {
+					t.Errorf("attempts = %q, want %q", tried, tc.wantTried)
+				}
+				if got.header.Get("X-Ccmesh-Attempts") != fmt.Sprint(len(rec.Attempts)) {
+					t.Errorf("x-ccmesh-attempts = %q, want %d", got.header.Get("X-Ccmesh-Attempts"), len(rec.Attempts))
+				}
+				first := rec.Attempts[0]
+				if first.ErrorType != tc.errType {
+					t.Errorf("first attempt error_type = %q, want %q", first.ErrorType, tc.errType)
+				}
+				if first.BreakerCounted != tc.counted {
+					t.Errorf("first attempt breaker_counted = %v, want %v", first.BreakerCounted, tc.counted)
+				}
+				if tc.wantCode == 200 && stream && !strings.Contains(got.body, "message_stop") {
+					t.Errorf("stream body lacks message_stop: %q", got.body)
+				}
+				if tc.wantCode != 200 && got.body != tc.fault.Body {
+					t.Errorf("client got %q, want the upstream's own body %q", got.body, tc.fault.Body)
+				}
+				if !tc.refused && tc.wantTried != "a" && b.Count() != 1 {
+					t.Errorf("endpoint b got %d requests, want 1", b.Count())
+				}
+			})
+		}
+	}
+}
+
+// TestNotFoundPath: unknown paths are answered by ccmesh in the client's
+// shape and never reach an upstream.
+func TestNotFoundPath(t *testing.T) {
+	a := upstream(t, okClaude())
+	h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}})
+	tests := []struct {
+		name, hdrVersion, want string
+	}{
+		{"claude shape", "2023-06-01", `"type":"not_found_error"`},
+		{"openai shape", "", `"code":"invalid_request"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := h.post("/v1/complete", claudeBody, "anthropic-version", tc.hdrVersion)
+			if got.status != http.StatusNotFound || !strings.Contains(got.body, tc.want) {
+				t.Errorf("got %d %s, want 404 containing %s", got.status, got.body, tc.want)
+			}
+			if got.header.Get("X-Ccmesh-Attempts") != "0" || got.header.Get("X-Fallback-Triggered") != "false" {
+				t.Errorf("ccmesh headers missing on 404: %v", got.header)
+			}
+			h.record()
+		})
+	}
+	if a.Count() != 0 {
+		t.Errorf("upstream got %d requests, want 0", a.Count())
+	}
+}
+
+// TestBudgetExhausted: every endpoint fails, the client gets the last
+// upstream error in its shape with the whole history.
+func TestBudgetExhausted(t *testing.T) {
+	a := upstream(t, proxytest.AnthropicError(500, "api_error", "a is down"))
+	b := upstream(t, proxytest.AnthropicError(403, "permission_error", "b forbids"))
+	h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL), ep(2, "b", b.URL)}})
+	got := h.post("/v1/messages", claudeBody)
+	rec := h.record()
+	if got.status != 403 {
+		t.Fatalf("status = %d, want the last upstream status 403", got.status)
+	}
+	for _, want := range []string{`"type":"permission_error"`, "a: HTTP 500 api_error: a is down (×2)", "b: HTTP 403 permission_error: b forbids"} {
+		if !strings.Contains(got.body, want) {
+			t.Errorf("body %s lacks %q", got.body, want)
+		}
+	}
+	if got.header.Get("X-Fallback-Triggered") != "true" || got.header.Get("X-Ccmesh-Endpoint") != "b" {
+		t.Errorf("headers = %v, want fallback true on endpoint b", got.header)
+	}
+	if tried := attemptsOn(rec); tried != "a,a,b" {
+		t.Errorf("attempts = %q, want a,a,b", tried)
+	}
+}
+
+// TestAllRateLimited429: every attempt a 429 → 429 with Retry-After.
+func TestAllRateLimited429(t *testing.T) {
+	a := upstream(t, proxytest.AnthropicError(429, "rate_limit_error", "slow").WithHeader("Retry-After", "7"))
+	b := upstream(t, proxytest.AnthropicError(429, "rate_limit_error", "slow").WithHeader("Retry-After", "3"))
+	h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL), ep(2, "b", b.URL)}})
+	got := h.post("/v1/messages", claudeBody)
+	h.record()
+	if got.status != 429 {
+		t.Fatalf("status = %d, want 429", got.status)
+	}
+	// b is free again first: its Retry-After (3 s), rounded up.
+	if ra := got.header.Get("Retry-After"); ra != "3" {
+		t.Errorf("Retry-After = %q, want 3", ra)
+	}
+	if !strings.Contains(got.body, `"rate_limit_error"`) {
+		t.Errorf("body = %s, want a rate_limit_error", got.body)
+	}
+}

@@ -1,0 +1,288 @@
+package proxy
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+)
+
+// Protocols an endpoint may speak (SPEC §3).
+const (
+	ProtoAnthropic       = "anthropic"
+	ProtoOpenAIChat      = "openai-chat"
+	ProtoOpenAIResponses = "openai-responses"
+)
+
+// Strategies of SPEC §5.
+const (
+	StrategySticky     = "sticky"
+	StrategyPriority   = "priority"
+	StrategyRoundRobin = "round-robin"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultFirstByteTimeout = 60 * time.Second
+	DefaultIdleTimeout      = 90 * time.Second
+	DefaultMaxBody          = 64 << 20
+	DefaultRateLimitWait    = 5 * time.Second
+	DefaultRetryDelay       = 300 * time.Millisecond
+)
+
+// Endpoint is one upstream as the app hands it to the proxy.
+type Endpoint struct {
+	ID       int64
+	Name     string
+	BaseURL  string
+	APIKey   string
+	Protocol string            // "anthropic" | "openai-chat" | "openai-responses"
+	Auth     string            // "auto" | "x-api-key" | "bearer"
+	Models   []string          // patterns with '*' (empty = all)
+	ModelMap map[string]string // pattern → forwarded model
+
+	Enabled, Fast            bool
+	FastSortOrder, SortOrder int
+}
+
+// Config is everything the proxy needs to route; the zero value of each
+// field takes the default documented beside it.
+type Config struct {
+	Endpoints                     []Endpoint    // any order; the proxy builds the routable lists
+	Strategy                      string        // "sticky" (default) | "priority" | "round-robin"
+	FirstByteTimeout, IdleTimeout time.Duration // defaults 60s / 90s
+	MaxBody                       int64         // default 64 MiB
+	ClientToken                   string        // optional (SPEC §16)
+	RateLimitWait                 time.Duration // SPEC §8 budget, default 5s
+	RetryDelay                    time.Duration // SPEC §6 same-endpoint retry delay, default 300ms
+}
+
+// endpoint is an Endpoint compiled for the request path.
+type endpoint struct {
+	Endpoint
+	base      *url.URL
+	dropV1    bool // base path already ends in a version segment
+	authMode  string
+	models    []pattern
+	modelMap  []mapping
+	protocol  int // index into snapshot.lists
+	profile   breaker.Profile
+	listIndex int // position in its protocol's routable list; -1 when not routable
+}
+
+type mapping struct {
+	from pattern
+	to   string
+}
+
+// snapshot is an immutable compiled Config; a request keeps the one it
+// started with, so edits never change a request midway (SPEC §3).
+type snapshot struct {
+	cfg    Config
+	byName map[string]*endpoint
+	// lists[p] is protocol p's routable list (SPEC §5.1), in order.
+	lists    [numProtocols][]*endpoint
+	strategy string
+	// invalid records endpoints that could not be compiled, for the log.
+	invalid map[string]string
+}
+
+const (
+	protoAnthropicIdx = iota
+	protoChatIdx
+	protoResponsesIdx
+	numProtocols
+)
+
+func protocolIndex(p string) (int, bool) {
+	switch p {
+	case ProtoAnthropic:
+		return protoAnthropicIdx, true
+	case ProtoOpenAIChat:
+		return protoChatIdx, true
+	case ProtoOpenAIResponses:
+		return protoResponsesIdx, true
+	}
+	return 0, false
+}
+
+var protocolNames = [numProtocols]string{ProtoAnthropic, ProtoOpenAIChat, ProtoOpenAIResponses}
+
+var versionSegment = regexp.MustCompile(`/v[0-9]+$`)
+
+func compile(cfg Config) *snapshot {
+	cfg.FirstByteTimeout = cmp.Or(cfg.FirstByteTimeout, DefaultFirstByteTimeout)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, DefaultIdleTimeout)
+	cfg.MaxBody = cmp.Or(cfg.MaxBody, DefaultMaxBody)
+	cfg.RateLimitWait = cmp.Or(cfg.RateLimitWait, DefaultRateLimitWait)
+	cfg.RetryDelay = cmp.Or(cfg.RetryDelay, DefaultRetryDelay)
+	s := &snapshot{
+		cfg:      cfg,
+		byName:   make(map[string]*endpoint, len(cfg.Endpoints)),
+		strategy: cfg.Strategy,
+		invalid:  map[string]string{},
+	}
+	switch s.strategy {
+	case StrategyPriority, StrategyRoundRobin:
+	default:
+		s.strategy = StrategySticky
+	}
+	var all []*endpoint
+	for _, e := range cfg.Endpoints {
+		ce, err := compileEndpoint(e)
+		if err != nil {
+			s.invalid[e.Name] = err.Error()
+			continue
+		}
+		s.byName[e.Name] = ce
+		all = append(all, ce)
+	}
+	fast := slices.ContainsFunc(all, func(e *endpoint) bool { return e.Enabled && e.Fast })
+	var routable []*endpoint
+	for _, e := range all {
+		if e.Enabled && (e.Fast || !fast) {
+			routable = append(routable, e)
+		}
+	}
+	slices.SortStableFunc(routable, func(a, b *endpoint) int {
+		if fast {
+			return cmp.Or(cmp.Compare(a.FastSortOrder, b.FastSortOrder), cmp.Compare(a.ID, b.ID))
+		}
+		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
+	})
+	for _, e := range routable {
+		e.listIndex = len(s.lists[e.protocol])
+		s.lists[e.protocol] = append(s.lists[e.protocol], e)
+	}
+	return s
+}
+
+func compileEndpoint(e Endpoint) (*endpoint, error) {
+	pi, ok := protocolIndex(e.Protocol)
+	if !ok {
+		return nil, fmt.Errorf("unknown protocol %q", e.Protocol)
+	}
+	// Errors leave the URL itself out: it may carry credentials and these
+	// messages reach the process log.
+	u, err := url.Parse(e.BaseURL)
+	if uerr := (*url.Error)(nil); errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parse base_url: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, errors.New("base_url must be an http(s) URL with a host")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	u.RawQuery, u.Fragment = "", ""
+	ce := &endpoint{
+		Endpoint:  e,
+		base:      u,
+		dropV1:    versionSegment.MatchString(u.Path),
+		protocol:  pi,
+		profile:   profileOf(e.Protocol),
+		listIndex: -1,
+	}
+	ce.authMode = e.Auth
+	if ce.authMode != "x-api-key" && ce.authMode != "bearer" {
+		ce.authMode = "bearer"
+		if e.Protocol == ProtoAnthropic {
+			ce.authMode = "x-api-key"
+		}
+	}
+	for _, m := range e.Models {
+		ce.models = append(ce.models, compilePattern(m))
+	}
+	for from, to := range e.ModelMap {
+		ce.modelMap = append(ce.modelMap, mapping{from: compilePattern(from), to: to})
+	}
+	// Map iteration order is random; the most specific pattern wins so the
+	// choice is stable: exact names first, then longer literal text.
+	slices.SortFunc(ce.modelMap, func(a, b mapping) int {
+		return cmp.Or(
+			cmp.Compare(a.from.wild(), b.from.wild()),
+			-cmp.Compare(a.from.literalLen(), b.from.literalLen()),
+			strings.Compare(a.from.raw, b.from.raw))
+	})
+	return ce, nil
+}
+
+func profileOf(protocol string) breaker.Profile {
+	if protocol == ProtoAnthropic {
+		return breaker.Claude
+	}
+	return breaker.OpenAI
+}
+
+// servesModel applies the endpoint's models filter (empty = all).
+func (e *endpoint) servesModel(model string) bool {
+	if len(e.models) == 0 {
+		return true
+	}
+	for _, p := range e.models {
+		if p.match(model) {
+			return true
+		}
+	}
+	return false
+}
+
+// mapModel applies model_map after the endpoint was chosen.
+func (e *endpoint) mapModel(model string) string {
+	for _, m := range e.modelMap {
+		if m.from.match(model) {
+			return m.to
+		}
+	}
+	return model
+}
+
+// upstreamURL joins base_url and the inbound path (SPEC §3).
+func (e *endpoint) upstreamURL(path, rawQuery string) string {
+	if e.dropV1 {
+		path = strings.TrimPrefix(path, "/v1")
+	}
+	u := *e.base
+	u.Path += path
+	u.RawQuery = rawQuery
+	return u.String()
+}
+
+// pattern is a model pattern where '*' matches any run of characters.
+type pattern struct {
+	raw   string
+	parts []string // raw split on '*'
+}
+
+func compilePattern(s string) pattern { return pattern{raw: s, parts: strings.Split(s, "*")} }
+
+func (p pattern) wild() int { return len(p.parts) - 1 }
+
+func (p pattern) literalLen() int { return len(p.raw) - p.wild() }
+
+func (p pattern) match(s string) bool {
+	if len(p.parts) == 1 {
+		return s == p.raw
+	}
+	first, last := p.parts[0], p.parts[len(p.parts)-1]
+	if !strings.HasPrefix(s, first) {
+		return false
+	}
+	s = s[len(first):]
+	for _, mid := range p.parts[1 : len(p.parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, last)
+}

@@ -1,0 +1,103 @@
+package proxy
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
+)
+
+// decodeBody undoes Content-Encoding on a copy of a body so ccmesh can read
+// it (SPEC §10: Claude Code asks for gzip, br and zstd). The client still
+// gets the raw bytes. Undecodable input is returned as it is: a garbled
+// head in the log beats losing the attempt.
+func decodeBody(encoding string, raw []byte, limit int64) []byte {
+	if encoding == "" || len(raw) == 0 {
+		return raw
+	}
+	out := raw
+	codings := strings.Split(encoding, ",")
+	for i := len(codings) - 1; i >= 0; i-- {
+		dec, ok := decodeOne(strings.ToLower(strings.TrimSpace(codings[i])), out, limit)
+		if !ok {
+			return raw
+		}
+		out = dec
+	}
+	return out
+}
+
+func decodeOne(coding string, b []byte, limit int64) ([]byte, bool) {
+	var r io.Reader
+	switch coding {
+	case "", "identity":
+		return b, true
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return nil, false
+		}
+		r = zr
+	case "deflate":
+		// RFC 9110's deflate is zlib-wrapped; some servers send raw deflate.
+		if zr, err := zlib.NewReader(bytes.NewReader(b)); err == nil {
+			r = zr
+		} else {
+			r = flate.NewReader(bytes.NewReader(b))
+		}
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(b))
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
+		if err != nil {
+			return nil, false
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return nil, false
+	}
+	out, err := io.ReadAll(io.LimitReader(r, limit))
+	// A body cut at our read cap ends in a truncated stream; what was
+	// decoded so far is still worth reading.
+	if err != nil && len(out) == 0 {
+		return nil, false
+	}
+	return out, true
+}
+
+// upstreamErrorText pulls the message out of an Anthropic or OpenAI error
+// body ("type: message"), or returns a short plain-text head.
+func upstreamErrorText(body []byte) string {
+	var doc struct {
+		Error json.RawMessage `json:"error"`
+		Msg   string          `json:"message"`
+	}
+	if json.Unmarshal(body, &doc) == nil {
+		var inner struct {
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(doc.Error, &inner) == nil && (inner.Message != "" || inner.Type != "") {
+			if inner.Type == "" || inner.Message == "" {
+				return inner.Type + inner.Message
+			}
+			return inner.Type + ": " + inner.Message
+		}
+		var s string
+		if json.Unmarshal(doc.Error, &s) == nil && s != "" {
+			return s
+		}
+		if doc.Msg != "" {
+			return doc.Msg
+		}
+	}
+	return strings.TrimSpace(head(body, 200))
+}

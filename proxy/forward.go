@@ -1,0 +1,310 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccmesh/ccmesh/breaker"
+)
+
+var (
+	errFirstByteTimeout = errors.New("first-byte timeout")
+	errIdleTimeout      = errors.New("idle timeout")
+)
+
+const (
+	errBodyCap   = 64 << 10 // error bodies read for classification
+	bodyHeadCap  = 512      // error body bytes kept in the log
+	usageBodyCap = 1 << 20  // success bodies kept to read usage from
+)
+
+// forward sends the request to e and handles the response: success and
+// neutral answers are written to the client; failures are only classified.
+func (q *request) forward(e *endpoint) result {
+	cfg := &q.snap.cfg
+	ctx, cancel := context.WithCancelCause(q.r.Context())
+	defer cancel(nil)
+	body := q.bodyFor(e)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.upstreamURL(q.r.URL.Path, q.rawQuery), bytes.NewReader(body))
+	if err != nil {
+		return result{act: actNext, outcome: failure(breaker.Broken), errType: errTypeTransport, msg: "build upstream request: " + err.Error()}
+	}
+	req.Header = q.upstreamHeader(e)
+	firstByte := time.AfterFunc(cfg.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
+	defer firstByte.Stop()
+	q.rec.SentUpstream = true
+	resp, err := q.s.transport.RoundTrip(req)
+	if err != nil {
+		return q.transportFailure(ctx, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		firstByte.Stop()
+		return q.upstreamError(ctx, e, resp)
+	}
+	if isSSE(resp.Header) && identityEncoded(resp.Header) {
+		// The first-byte timer keeps running: it also bounds the prelude hold.
+		return q.stream(ctx, resp, firstByte, cancel)
+	}
+	firstByte.Stop()
+	return q.copyResponse(ctx, resp, cancel)
+}
+
+// bodyFor is the body to send to e: the client's bytes, or a copy with
+// only the model value changed when the @name/ prefix or model_map
+// changes it.
+func (q *request) bodyFor(e *endpoint) []byte {
+	m := e.mapModel(q.model)
+	q.rec.ModelForwarded = m
+	if m == q.info.model {
+		return q.body
+	}
+	if b, ok := q.bodies[m]; ok {
+		return b
+	}
+	b := withModel(q.body, q.info, m)
+	if q.bodies == nil {
+		q.bodies = map[string][]byte{}
+	}
+	q.bodies[m] = b
+	return b
+}
+
+// hopHeaders are removed in both directions (RFC 9110 §7.6.1).
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+func removeHopHeaders(h http.Header) {
+	for _, v := range h["Connection"] {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				h.Del(f)
+			}
+		}
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+}
+
+// upstreamHeader applies SPEC §10: everything end-to-end is kept, the
+// client's credentials and ccmesh's own headers are not, the endpoint's key
+// is added.
+func (q *request) upstreamHeader(e *endpoint) http.Header {
+	h := q.r.Header.Clone()
+	removeHopHeaders(h)
+	h.Del("Host")
+	h.Del("Content-Length") // the transport sets it from the body sent
+	h.Del("Expect")         // ccmesh already read the body; 100-continue is per hop
+	for k := range h {
+		if strings.HasPrefix(k, "X-Ccmesh-") {
+			delete(h, k)
+		}
+	}
+	// Without a key of its own the endpoint gets the client's auth, unless
+	// that auth is ccmesh's client token, which never leaves (SPEC §16).
+	if e.APIKey != "" || q.snap.cfg.ClientToken != "" {
+		h.Del("X-Api-Key")
+		h.Del("Authorization")
+	}
+	setEndpointAuth(h, e)
+	return h
+}
+
+// setEndpointAuth adds the endpoint's key the way its auth mode says.
+func setEndpointAuth(h http.Header, e *endpoint) {
+	if e.APIKey == "" {
+		return
+	}
+	if e.authMode == "x-api-key" {
+		h.Set("X-Api-Key", e.APIKey)
+	} else {
+		h.Set("Authorization", "Bearer "+e.APIKey)
+	}
+}
+
+// transportFailure classifies an error before response headers.
+func (q *request) transportFailure(ctx context.Context, err error) result {
+	if q.r.Context().Err() != nil {
+		return result{act: actStop, errType: errTypeClientGone, msg: "client went away"}
+	}
+	res := result{act: actRetry, outcome: failure(breaker.Broken), errType: errTypeTransport, msg: describeTransport(err)}
+	if errors.Is(context.Cause(ctx), errFirstByteTimeout) {
+		res.errType = errTypeFirstByte
+		res.msg = fmt.Sprintf("no response headers within %s (first-byte timeout)", q.snap.cfg.FirstByteTimeout)
+	}
+	return res
+}
+
+// describeTransport names a transport failure in a user's words.
+func describeTransport(err error) string {
+	var dns *net.DNSError
+	var tlsErr *tls.RecordHeaderError
+	var certErr *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused (is the endpoint's base_url right and the server up?)"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset by the upstream"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the upstream closed the connection without answering"
+	case errors.As(err, &dns):
+		return "DNS lookup failed: " + dns.Error()
+	case errors.As(err, &certErr), errors.As(err, &tlsErr):
+		return "TLS failure: " + err.Error()
+	}
+	return "transport error: " + err.Error()
+}
+
+// upstreamError reads the head of a non-2xx answer, classifies it and,
+// when the table says so, hands it to the client as it came.
+func (q *request) upstreamError(ctx context.Context, e *endpoint, resp *http.Response) result {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, errBodyCap))
+	if err != nil && q.r.Context().Err() != nil {
+		return result{act: actStop, errType: errTypeClientGone, msg: "client went away"}
+	}
+	decoded := decodeBody(resp.Header.Get("Content-Encoding"), raw, errBodyCap)
+	res := classify(resp.StatusCode, resp.Header, decoded, e.APIKey != "")
+	res.bodyHead = head(decoded, bodyHeadCap)
+	res.msg = statusMessage(resp.StatusCode, decoded)
+	if res.act != actDone {
+		return res
+	}
+	q.writeHeader(resp)
+	if _, err := q.w.Write(raw); err != nil {
+		return q.clientWriteFailed(res)
+	}
+	if _, err := io.Copy(q.w, resp.Body); err != nil && q.r.Context().Err() != nil {
+		return q.clientWriteFailed(res)
+	}
+	q.rec.Error = res.msg
+	return res
+}
+
+func (q *request) clientWriteFailed(res result) result {
+	q.rec.ClientGone = true
+	q.rec.Status = StatusClientGone
+	res.outcome = neutral
+	return res
+}
+
+// writeHeader sends resp's status and end-to-end headers to the client
+// with ccmesh's own headers.
+func (q *request) writeHeader(resp *http.Response) {
+	h := q.w.Header()
+	for k, vv := range resp.Header {
+		h[k] = vv
+	}
+	removeHopHeaders(h)
+	setCCMeshHeaders(h, q.rec.Endpoint, q.rec.AttemptCount)
+	q.w.WriteHeader(resp.StatusCode)
+	q.rec.Status = resp.StatusCode
+	q.rec.TTFBMs = time.Since(q.start).Milliseconds()
+}
+
+// copyResponse passes a non-streamed 2xx through as it came, keeping a
+// bounded copy to read usage from. Once the status is sent there is no
+// failover: a broken body is a failure for the breaker only.
+func (q *request) copyResponse(ctx context.Context, resp *http.Response, cancel context.CancelCauseFunc) result {
+	idle := time.AfterFunc(q.snap.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
+	defer idle.Stop()
+	q.writeHeader(resp)
+	flush := isSSE(resp.Header) // an encoded stream we cannot parse: flush per read
+	rc := newResponseController(q.w)
+	var kept bytes.Buffer
+	bp := q.s.copyBufs.Get().(*[]byte)
+	defer q.s.copyBufs.Put(bp)
+	buf := *bp
+	src := &idleReader{r: resp.Body, t: idle, d: q.snap.cfg.IdleTimeout}
+	for {
+		n, rerr := src.Read(buf)
+		if n > 0 {
+			if kept.Len() < usageBodyCap {
+				kept.Write(buf[:min(n, usageBodyCap-kept.Len())])
+			}
+			if _, err := q.w.Write(buf[:n]); err != nil {
+				return q.clientWriteFailed(result{act: actDone})
+			}
+			if flush {
+				rc.flush()
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if q.r.Context().Err() != nil {
+				return q.clientWriteFailed(result{act: actDone})
+			}
+			msg := "upstream body broke after the response started: " + rerr.Error()
+			if errors.Is(context.Cause(ctx), errIdleTimeout) {
+				msg = fmt.Sprintf("upstream body stalled for %s (idle timeout)", q.snap.cfg.IdleTimeout)
+			}
+			q.rec.Error = msg
+			return result{act: actDone, outcome: failure(breaker.Broken), status: resp.StatusCode, errType: errTypeStreamEnd, msg: msg}
+		}
+	}
+	if !flush && kept.Len() < usageBodyCap {
+		q.rec.applyUsage(usageFromJSON(decodeBody(resp.Header.Get("Content-Encoding"), kept.Bytes(), usageBodyCap)))
+	}
+	return result{act: actDone, outcome: breaker.Outcome{Kind: breaker.Success}, status: resp.StatusCode}
+}
+
+// idleReader re-arms the idle timer whenever bytes arrive.
+type idleReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.t.Reset(ir.d)
+	}
+	return n, err
+}
+
+func isSSE(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+func identityEncoded(h http.Header) bool {
+	ce := h.Get("Content-Encoding")
+	return ce == "" || strings.EqualFold(ce, "identity")
+}
+
+// head returns at most n bytes of b as valid UTF-8 text.
+func head(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	return strings.ToValidUTF8(string(b), "�")
+}
+
+// statusMessage says what an upstream error status meant, with the
+// upstream's own message when its body has one.
+func statusMessage(status int, body []byte) string {
+	msg := fmt.Sprintf("HTTP %d", status)
+	if m := upstreamErrorText(body); m != "" {
+		msg += " " + m
+	}
+	return msg
+}

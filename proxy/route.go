@@ -1,0 +1,297 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+)
+
+// request is one client request on its way through the proxy.
+type request struct {
+	s     *Server
+	snap  *snapshot
+	w     http.ResponseWriter
+	r     *http.Request
+	rec   *Record
+	proto int
+	shape errShape
+	start time.Time
+
+	body     []byte
+	info     bodyInfo
+	model    string    // the model asked, @name/ prefix removed
+	explicit *endpoint // nil unless the request named its endpoint
+	rawQuery string    // the query to forward (ccmesh_endpoint removed)
+	// retryAfters holds the upstream's retry time by attempt index.
+	retryAfters map[int]time.Duration
+	// bodies caches the forwarded body per forwarded model.
+	bodies map[string][]byte
+}
+
+// serve reads the body, resolves the route and runs the attempt loop.
+func (q *request) serve() {
+	cfg := &q.snap.cfg
+	body, tooLarge, err := readBody(q.r.Body, q.r.ContentLength, cfg.MaxBody)
+	if tooLarge {
+		q.fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than ccmesh's max_body (%d bytes); raise max_body in settings or send less", cfg.MaxBody))
+		return
+	}
+	if err != nil {
+		q.clientGone(err)
+		return
+	}
+	q.body = body
+	q.info, err = scanBody(body)
+	if err != nil {
+		q.fail(http.StatusBadRequest, "ccmesh could not read the request: "+err.Error())
+		return
+	}
+	if !q.info.hasModel || q.info.model == "" {
+		q.fail(http.StatusBadRequest, `the request body has no "model"; name the model to use`)
+		return
+	}
+	q.rec.Stream = q.info.stream
+	if status, msg := q.resolveExplicit(); status != 0 {
+		q.fail(status, msg)
+		return
+	}
+	q.rec.ModelAsked = q.model
+	if q.explicit != nil {
+		q.rec.Explicit = true
+		q.runAttempts([]*endpoint{q.explicit}) // Bypass permits are never refused
+		return
+	}
+	for range maxRoutingRounds {
+		cands, ok := q.route()
+		if !ok || q.runAttempts(cands) {
+			return
+		}
+	}
+	q.fail(http.StatusBadGateway, fmt.Sprintf("every endpoint for model %s was taken by other requests' recovery probes; retry in a few seconds", q.model))
+}
+
+// maxRoutingRounds bounds re-routing when breakers refuse every candidate
+// between routing and the attempt loop, a race that should settle at once.
+const maxRoutingRounds = 3
+
+// fail answers with an error ccmesh produced before or after the attempts.
+func (q *request) fail(status int, msg string) {
+	q.rec.Status, q.rec.Error = status, msg
+	setCCMeshHeaders(q.w.Header(), q.rec.Endpoint, q.rec.AttemptCount)
+	writeError(q.w, q.shape, status, msg)
+}
+
+// clientGone records a client that went away; nothing can be written.
+func (q *request) clientGone(err error) {
+	q.rec.Status, q.rec.ClientGone = StatusClientGone, true
+	if err != nil {
+		q.rec.Error = "client went away: " + err.Error()
+	} else {
+		q.rec.Error = "client went away"
+	}
+}
+
+// resolveExplicit applies SPEC §5.4: header > @name/model > query. The
+// @name/ prefix is stripped and ccmesh_endpoint removed whichever way won.
+func (q *request) resolveExplicit() (status int, msg string) {
+	q.model = q.info.model
+	var fromModel string
+	if rest, ok := strings.CutPrefix(q.model, "@"); ok {
+		if name, m, ok := strings.Cut(rest, "/"); ok {
+			fromModel, q.model = name, m
+		}
+	}
+	q.rawQuery = q.r.URL.RawQuery
+	var fromQuery string
+	if strings.Contains(q.rawQuery, "ccmesh_endpoint") {
+		vals, err := url.ParseQuery(q.rawQuery)
+		if err == nil {
+			fromQuery = vals.Get("ccmesh_endpoint")
+			q.rawQuery = dropQueryParam(q.rawQuery, "ccmesh_endpoint")
+		}
+	}
+	name, how := q.r.Header.Get("X-Ccmesh-Endpoint"), "the x-ccmesh-endpoint header"
+	switch {
+	case name != "":
+	case fromModel != "":
+		name, how = fromModel, "the model prefix @"+fromModel+"/"
+	case fromQuery != "":
+		name, how = fromQuery, "the ccmesh_endpoint query parameter"
+	default:
+		return 0, ""
+	}
+	e := q.snap.byName[name]
+	switch {
+	case e == nil:
+		if why, bad := q.snap.invalid[name]; bad {
+			return http.StatusBadRequest, fmt.Sprintf("endpoint %q named by %s is misconfigured (%s); fix it in ccmesh", name, how, why)
+		}
+		return http.StatusBadRequest, fmt.Sprintf("no endpoint is named %q (named by %s); check the name in ccmesh's endpoint list", name, how)
+	case !e.Enabled:
+		return http.StatusBadRequest, fmt.Sprintf("endpoint %q (named by %s) is disabled; enable it in ccmesh or name another", name, how)
+	case e.protocol != q.proto:
+		return http.StatusBadRequest, fmt.Sprintf("endpoint %q (named by %s) speaks %s and cannot serve %s", name, how, e.Protocol, q.r.URL.Path)
+	}
+	q.explicit = e
+	return 0, ""
+}
+
+// dropQueryParam removes every key=value pair named key, keeping the rest
+// of the query byte-for-byte (Claude Code's ?beta=true must survive).
+func dropQueryParam(raw, key string) string {
+	parts := strings.Split(raw, "&")
+	kept := parts[:0]
+	for _, p := range parts {
+		k, _, _ := strings.Cut(p, "=")
+		if uk, err := url.QueryUnescape(k); err == nil && uk == key {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, "&")
+}
+
+// route computes the candidates of SPEC §5.2 and, when there are none,
+// answers per §5.3 and §8 (waiting while everything is rate limited).
+// ok is false when the response was written.
+func (q *request) route() (cands []*endpoint, ok bool) {
+	cfg := &q.snap.cfg
+	deadline := q.start.Add(cfg.RateLimitWait)
+	for {
+		now := time.Now()
+		cands, waitUntil, waitable := q.filter(now)
+		if len(cands) > 0 {
+			return cands, true
+		}
+		if len(q.rec.Routing.Excluded) == q.countExcluded("model") {
+			q.fail(http.StatusBadGateway, q.noEndpointMessage())
+			return nil, false
+		}
+		if !waitable {
+			q.fail(http.StatusBadGateway, q.allOpenMessage(now))
+			return nil, false
+		}
+		if waitUntil.After(deadline) {
+			secs := int(math.Ceil(waitUntil.Sub(now).Seconds()))
+			q.w.Header().Set("Retry-After", strconv.Itoa(max(1, secs)))
+			q.fail(http.StatusTooManyRequests, fmt.Sprintf("every endpoint for model %s is rate limited; the earliest is free again in %d s — retry then", q.model, max(1, secs)))
+			return nil, false
+		}
+		if err := sleepCtx(q.r.Context(), time.Until(waitUntil)); err != nil {
+			q.clientGone(err)
+			return nil, false
+		}
+		q.rec.Routing.WaitedMs = time.Since(q.start).Milliseconds()
+	}
+}
+
+// filter fills rec.Routing for now and returns the candidates. With none,
+// waitable reports that every endpoint serving the model is held back by a
+// rate limit only, and waitUntil when the earliest may be tried again.
+func (q *request) filter(now time.Time) (cands []*endpoint, waitUntil time.Time, waitable bool) {
+	rt := &q.rec.Routing
+	rt.Strategy = q.snap.strategy
+	rt.Candidates, rt.Excluded = rt.Candidates[:0], rt.Excluded[:0]
+	waitable = true
+	for _, e := range q.snap.lists[q.proto] {
+		if !e.servesModel(q.model) {
+			rt.Excluded = append(rt.Excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: "model"})
+			continue
+		}
+		b := q.s.breakers.Get(e.ID)
+		if b.Available(now) {
+			cands = append(cands, e)
+			rt.Candidates = append(rt.Candidates, Candidate{EndpointID: e.ID, Endpoint: e.Name, State: b.View(now).State.String()})
+			continue
+		}
+		v := b.View(now)
+		rt.Excluded = append(rt.Excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: viewReason(v), Until: v.Until})
+		until := v.Until
+		switch {
+		case v.Reason != breaker.RateLimited:
+			waitable = false
+		case v.State == breaker.HalfOpen:
+			// Another request holds the probe; look again shortly.
+			until = now.Add(halfOpenPoll)
+		}
+		if waitUntil.IsZero() || until.Before(waitUntil) {
+			waitUntil = until
+		}
+	}
+	return cands, waitUntil, waitable && !waitUntil.IsZero()
+}
+
+// halfOpenPoll is how soon a request waiting out rate limits looks again
+// when the endpoint is HalfOpen with its probe taken by another request.
+const halfOpenPoll = 100 * time.Millisecond
+
+func viewReason(v breaker.View) string {
+	if v.State == breaker.HalfOpen {
+		return "half_open_probe_in_flight"
+	}
+	if v.Reason == breaker.ReasonNone {
+		return v.State.String()
+	}
+	return v.State.String() + ":" + v.Reason.String()
+}
+
+func (q *request) countExcluded(reason string) int {
+	n := 0
+	for _, x := range q.rec.Routing.Excluded {
+		if x.Reason == reason {
+			n++
+		}
+	}
+	return n
+}
+
+func (q *request) noEndpointMessage() string {
+	proto := protocolNames[q.proto]
+	if len(q.snap.lists[q.proto]) == 0 {
+		return fmt.Sprintf("no enabled %s endpoint is configured (or none in the fast queue); add or enable one in ccmesh", proto)
+	}
+	return fmt.Sprintf("no enabled %s endpoint serves model %s; add the model to an endpoint's model list or name an endpoint with @name/%s", proto, q.model, q.model)
+}
+
+func (q *request) allOpenMessage(now time.Time) string {
+	var b strings.Builder
+	n := len(q.rec.Routing.Excluded) - q.countExcluded("model")
+	fmt.Fprintf(&b, "all %d endpoints for model %s are unavailable:", n, q.model)
+	for _, x := range q.rec.Routing.Excluded {
+		if x.Reason == "model" {
+			continue
+		}
+		fmt.Fprintf(&b, " %s is %s", x.Endpoint, strings.ReplaceAll(x.Reason, ":", " ("))
+		if strings.Contains(x.Reason, ":") {
+			b.WriteString(")")
+		}
+		if !x.Until.IsZero() {
+			fmt.Fprintf(&b, ", retried in %d s", max(1, int(math.Ceil(x.Until.Sub(now).Seconds()))))
+		}
+		b.WriteString(";")
+	}
+	b.WriteString(" retry later, force-close an endpoint in ccmesh, or name one with @name/model")
+	return b.String()
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait: %w", context.Cause(ctx))
+	}
+}

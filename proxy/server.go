@@ -1,0 +1,212 @@
+// Package proxy is ccmesh's inbound HTTP side: routing over endpoints, the
+// attempt loop with failover, error classification, SSE streaming and the
+// request log record (SPEC §4–§6, §8–§11, §16).
+package proxy
+
+import (
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ccmesh/ccmesh/breaker"
+)
+
+// Options are the proxy's collaborators.
+type Options struct {
+	Breakers *breaker.Set
+	Sink     LogSink // may be nil: records are dropped
+	Logger   zerolog.Logger
+	// Transport carries upstream requests. Nil means NewTransport().
+	Transport http.RoundTripper
+}
+
+// Server serves the /v1/* routes. Configure it with Update before use; until
+// then every request is answered 503.
+type Server struct {
+	breakers  *breaker.Set
+	sink      LogSink
+	log       zerolog.Logger
+	transport http.RoundTripper
+	snap      atomic.Pointer[snapshot]
+	// cursors are the per-protocol rotation cursors of SPEC §5.5, indexes
+	// into the protocol's routable list (taken modulo its current length so
+	// they survive edits).
+	cursors [numProtocols]atomic.Int64
+	// copyBufs recycles copyResponse's 32 KiB buffers: one per request
+	// would otherwise dominate the proxy's allocations.
+	copyBufs sync.Pool
+}
+
+// New makes a Server.
+func New(opts Options) *Server {
+	s := &Server{breakers: opts.Breakers, sink: opts.Sink, log: opts.Logger, transport: opts.Transport}
+	s.copyBufs.New = func() any { b := make([]byte, 32<<10); return &b }
+	if s.breakers == nil {
+		s.breakers = breaker.NewSet(breaker.Config{}, nil)
+	}
+	if s.transport == nil {
+		s.transport = NewTransport()
+	}
+	return s
+}
+
+// NewTransport is the default upstream transport, tuned for a local proxy:
+// HTTP/1.1 and HTTP/2, a keep-alive pool large enough for bursts of
+// Claude Code sub-agents, no transparent decompression (success bodies
+// pass through as they came, SPEC §10) and no proxy taken from the
+// environment: a stray HTTPS_PROXY must not silently reroute API keys.
+// Users who need an outbound proxy pass their own Transport.
+func NewTransport() *http.Transport {
+	return &http.Transport{
+		Proxy: nil,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+	}
+}
+
+// Update compiles cfg and swaps it in atomically; requests in flight keep
+// the snapshot they started with.
+func (s *Server) Update(cfg Config) {
+	snap := compile(cfg)
+	for name, why := range snap.invalid {
+		s.log.Warn().Str("endpoint", name).Str("error", why).Msg("endpoint left out of routing")
+	}
+	s.snap.Store(snap)
+}
+
+// ServeHTTP serves the /v1/* routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &Record{Time: start, Path: r.URL.Path}
+	defer func() {
+		rec.DurationMs = time.Since(start).Milliseconds()
+		if s.sink != nil {
+			s.sink.Log(rec)
+		}
+	}()
+	snap := s.snap.Load()
+	shape := shapeOfRequest(r)
+	fail := func(status int, msg string) {
+		rec.Status, rec.Error = status, msg
+		setCCMeshHeaders(w.Header(), "", 0)
+		writeError(w, shape, status, msg)
+	}
+	if msg := guard(r); msg != "" {
+		fail(http.StatusForbidden, msg)
+		return
+	}
+	if snap == nil {
+		fail(http.StatusServiceUnavailable, "ccmesh is starting: no configuration loaded yet; retry in a moment")
+		return
+	}
+	if !clientTokenOK(r, snap.cfg.ClientToken) {
+		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as x-api-key or Authorization: Bearer")
+		return
+	}
+	if r.URL.Path == "/v1/models" {
+		if r.Method != http.MethodGet {
+			fail(http.StatusMethodNotAllowed, "use GET for /v1/models")
+			return
+		}
+		rec.Status = http.StatusOK
+		s.serveModels(w, r, snap)
+		return
+	}
+	proto, ok := routeProtocol(r.URL.Path)
+	if !ok {
+		fail(http.StatusNotFound, "ccmesh does not serve "+r.URL.Path+": it serves /v1/messages, /v1/messages/count_tokens, /v1/chat/completions, /v1/responses and /v1/models")
+		return
+	}
+	rec.Protocol = protocolNames[proto]
+	if r.Method != http.MethodPost {
+		shape = shapeFor(rec.Protocol)
+		fail(http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
+		return
+	}
+	q := &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, shape: shapeFor(rec.Protocol), start: start}
+	q.serve()
+}
+
+func routeProtocol(path string) (int, bool) {
+	switch path {
+	case "/v1/messages", "/v1/messages/count_tokens":
+		return protoAnthropicIdx, true
+	case "/v1/chat/completions":
+		return protoChatIdx, true
+	case "/v1/responses":
+		return protoResponsesIdx, true
+	}
+	return 0, false
+}
+
+// guard applies SPEC §16's Host and Origin checks; it returns why the
+// request is refused, or "".
+func guard(r *http.Request) string {
+	if !IsLoopbackHost(r.Host) {
+		return "ccmesh only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); Host " + quoteShort(r.Host) + " was refused to prevent DNS rebinding"
+	}
+	if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
+		return "ccmesh refuses browser requests from origin " + quoteShort(o) + ": a web page must not spend your API keys"
+	}
+	return ""
+}
+
+func quoteShort(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return `"` + s + `"`
+}
+
+func loopbackOrigin(o string) bool {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return IsLoopbackHost(u.Host)
+}
+
+// IsLoopbackHost reports whether host (a Host header: name or IP, with or
+// without a port) names the local machine: localhost, 127.0.0.0/8 or ::1.
+func IsLoopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host = strings.TrimSuffix(host, ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func clientTokenOK(r *http.Request, token string) bool {
+	if token == "" {
+		return true
+	}
+	if k := r.Header.Get("X-Api-Key"); k != "" && subtle.ConstantTimeCompare([]byte(k), []byte(token)) == 1 {
+		return true
+	}
+	a := r.Header.Get("Authorization")
+	if len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(a[7:])), []byte(token)) == 1
+	}
+	return false
+}

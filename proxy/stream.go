@@ -1,0 +1,342 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+)
+
+// responseController flushes without requiring http.Flusher on the writer
+// itself (middleware wrappers often hide it but implement Unwrap).
+type responseController struct{ rc *http.ResponseController }
+
+func newResponseController(w http.ResponseWriter) responseController {
+	return responseController{http.NewResponseController(w)}
+}
+
+func (c responseController) flush() {
+	// ErrNotSupported only means the writer buffers; nothing to do about it.
+	_ = c.rc.Flush()
+}
+
+// evKind is what an SSE event means for the prelude hold (SPEC §9).
+type evKind uint8
+
+const (
+	evPrelude  evKind = iota // opening metadata: held back
+	evContent                // content or a tool call: releases the hold
+	evTerminal               // the stream's proper end
+	evError                  // the upstream reports an error in the stream
+)
+
+// maxEventSize bounds one SSE event so an upstream that never ends a line
+// cannot grow ccmesh's memory without limit.
+const maxEventSize = 16 << 20
+
+var errEventTooLarge = errors.New("SSE event larger than 16 MiB")
+
+// sseReader splits a byte stream into SSE events, each returned as its raw
+// bytes through the blank line that ends it, so events pass byte-for-byte.
+type sseReader struct {
+	br  *bufio.Reader
+	buf []byte
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{br: bufio.NewReaderSize(r, 16<<10)}
+}
+
+// next returns the next event. Blank lines before an event are kept with
+// it. At EOF a partial event is returned with the error.
+func (s *sseReader) next() ([]byte, error) {
+	s.buf = s.buf[:0]
+	content, partial := false, false
+	for {
+		line, err := s.br.ReadSlice('\n')
+		s.buf = append(s.buf, line...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(s.buf) > maxEventSize {
+				return s.buf, errEventTooLarge
+			}
+			partial, content = true, true
+			continue
+		}
+		if err != nil {
+			return s.buf, err
+		}
+		blank := !partial && len(bytes.TrimRight(line, "\r\n")) == 0
+		partial = false
+		if blank && content {
+			return s.buf, nil
+		}
+		content = content || !blank
+	}
+}
+
+// parseEvent returns the event's name and data (data lines joined by \n).
+func parseEvent(raw []byte) (name string, data []byte) {
+	multi := false
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			name = string(value)
+		case "data":
+			if data == nil {
+				data = value
+			} else {
+				if !multi {
+					data = append([]byte(nil), data...)
+					multi = true
+				}
+				data = append(append(data, '\n'), value...)
+			}
+		}
+	}
+	return name, data
+}
+
+// classifyEvent decides an event's kind for the request's protocol. Once
+// the hold is released only errors and the end matter, so chat chunks
+// skip the JSON decode then (holding is true during the prelude).
+func classifyEvent(proto int, name string, data []byte, holding bool) evKind {
+	if proto == protoChatIdx {
+		if !holding && !bytes.Contains(data, errorKey) {
+			if string(bytes.TrimSpace(data)) == "[DONE]" {
+				return evTerminal
+			}
+			return evContent
+		}
+		return classifyChatEvent(data)
+	}
+	if name == "" {
+		if len(data) == 0 {
+			return evPrelude // a comment or keep-alive
+		}
+		var t struct{ Type string }
+		_ = json.Unmarshal(data, &t) // an unreadable event counts as content
+		name = t.Type
+	}
+	switch name {
+	case "message_start", "ping", "response.created", "response.in_progress":
+		return evPrelude
+	case "error", "response.failed":
+		return evError
+	case "message_stop", "response.completed", "response.incomplete":
+		return evTerminal
+	}
+	return evContent
+}
+
+var errorKey = []byte(`"error":`)
+
+func classifyChatEvent(data []byte) evKind {
+	if len(data) == 0 {
+		return evPrelude
+	}
+	if string(bytes.TrimSpace(data)) == "[DONE]" {
+		return evTerminal
+	}
+	var chunk struct {
+		Error   json.RawMessage `json:"error"`
+		Choices []struct {
+			Delta        map[string]json.RawMessage `json:"delta"`
+			FinishReason *string                    `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if bytes.Contains(data, errorKey) {
+		if json.Unmarshal(data, &chunk) == nil && len(chunk.Error) > 0 && string(chunk.Error) != "null" {
+			return evError
+		}
+	}
+	if json.Unmarshal(data, &chunk) != nil {
+		return evContent
+	}
+	for _, c := range chunk.Choices {
+		if c.FinishReason != nil {
+			return evContent
+		}
+		for k, v := range c.Delta {
+			switch string(v) {
+			case "null", `""`, "[]":
+				continue
+			}
+			if k != "role" {
+				return evContent
+			}
+		}
+	}
+	return evPrelude
+}
+
+// stream passes an SSE response through event by event (SPEC §9). The
+// opening metadata is held until the first content event so that an
+// upstream dying before it fails over invisibly; firstByte, still
+// running, bounds that hold.
+func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *time.Timer, cancel context.CancelCauseFunc) result {
+	cfg := &q.snap.cfg
+	q.rec.Stream = true
+	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
+	defer idle.Stop()
+	sr := newSSEReader(&idleReader{r: resp.Body, t: idle, d: cfg.IdleTimeout})
+	rc := newResponseController(q.w)
+	var held []byte
+	released, complete := false, false
+	for {
+		raw, err := sr.next()
+		if err != nil {
+			if !released {
+				return q.preludeFailure(ctx, err)
+			}
+			return q.streamBroken(ctx, err, complete)
+		}
+		name, data := parseEvent(raw)
+		kind := classifyEvent(q.proto, name, data, !released)
+		q.rec.applyUsage(usageFromEvent(data))
+		if !released {
+			switch kind {
+			case evPrelude:
+				held = append(held, raw...)
+				continue
+			case evError:
+				return streamErrorResult(data)
+			}
+			firstByte.Stop()
+			released = true
+			q.writeHeader(resp)
+			if len(held) > 0 {
+				if _, err := q.w.Write(held); err != nil {
+					return q.streamClientGone()
+				}
+			}
+		}
+		if _, err := q.w.Write(raw); err != nil {
+			return q.streamClientGone()
+		}
+		rc.flush()
+		switch kind {
+		case evTerminal:
+			complete = true
+		case evError:
+			// The upstream told the client itself; the stream is broken.
+			q.rec.StreamEnd = StreamUpstreamError
+			q.rec.Error = "upstream sent an error event mid-stream: " + head(data, 200)
+			return result{act: actDone, outcome: failure(breaker.Broken), status: resp.StatusCode, errType: errTypeStreamErr, msg: q.rec.Error}
+		}
+	}
+}
+
+// preludeFailure classifies a stream that ended, broke or stalled before
+// any content: a failed attempt the client never sees.
+func (q *request) preludeFailure(ctx context.Context, err error) result {
+	if q.r.Context().Err() != nil {
+		return result{act: actStop, errType: errTypeClientGone, msg: "client went away"}
+	}
+	res := result{act: actRetry, outcome: failure(breaker.Broken), status: http.StatusOK}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errFirstByteTimeout):
+		res.errType = errTypeFirstByte
+		res.msg = fmt.Sprintf("stream sent no content within %s (first-byte timeout)", q.snap.cfg.FirstByteTimeout)
+	case errors.Is(cause, errIdleTimeout):
+		res.errType = errTypeIdle
+		res.msg = fmt.Sprintf("stream stalled for %s before any content (idle timeout)", q.snap.cfg.IdleTimeout)
+	case errors.Is(err, io.EOF):
+		res.errType = errTypeStreamEnd
+		res.msg = "stream ended before any content"
+	default:
+		res.errType = errTypeStreamEnd
+		res.msg = "stream broke before any content: " + err.Error()
+	}
+	return res
+}
+
+// streamErrorResult classifies an error event sent before any content as
+// if the upstream had answered with the matching status.
+func streamErrorResult(data []byte) result {
+	status := http.StatusInternalServerError
+	switch {
+	case bytes.Contains(data, []byte("overloaded")):
+		status = 529
+	case bytes.Contains(data, []byte("rate_limit")):
+		status = http.StatusTooManyRequests
+	}
+	res := classify(status, nil, data, true)
+	if res.act == actDone { // never hand a half-started stream over as a neutral answer
+		res.act = actNext
+	}
+	res.status = http.StatusOK
+	res.errType = errTypeStreamErr
+	res.bodyHead = head(data, bodyHeadCap)
+	res.msg = "stream began with an error event: " + upstreamErrorText(data)
+	return res
+}
+
+// streamBroken ends a stream that already reached the client.
+func (q *request) streamBroken(ctx context.Context, err error, complete bool) result {
+	ok := result{act: actDone, outcome: breaker.Outcome{Kind: breaker.Success}, status: q.rec.Status}
+	switch {
+	case complete && errors.Is(err, io.EOF):
+		q.rec.StreamEnd = StreamComplete
+		return ok
+	case q.r.Context().Err() != nil:
+		return q.streamClientGone()
+	case complete:
+		// Anything after the terminal event is not worth a failure.
+		q.rec.StreamEnd = StreamComplete
+		return ok
+	}
+	end, msg := StreamUpstreamError, "the upstream stream ended before it was complete"
+	if errors.Is(context.Cause(ctx), errIdleTimeout) {
+		end = StreamIdleTimeout
+		msg = fmt.Sprintf("the upstream stream stalled for %s (idle timeout)", q.snap.cfg.IdleTimeout)
+	} else if !errors.Is(err, io.EOF) {
+		msg = "the upstream stream broke: " + err.Error()
+	}
+	q.rec.StreamEnd, q.rec.Error = end, msg
+	if _, werr := q.w.Write(q.streamErrorEvent(msg)); werr == nil {
+		newResponseController(q.w).flush()
+	}
+	return result{act: actDone, outcome: failure(breaker.Broken), status: q.rec.Status, errType: errTypeStreamEnd, msg: msg}
+}
+
+func (q *request) streamClientGone() result {
+	q.rec.StreamEnd = StreamClientGone
+	return q.clientWriteFailed(result{act: actDone, errType: errTypeClientGone, msg: "client went away mid-stream"})
+}
+
+// streamErrorEvent is the protocol-correct way to end a started stream.
+func (q *request) streamErrorEvent(msg string) []byte {
+	msg = "ccmesh: " + msg + "; retry the request"
+	var b []byte
+	switch q.proto {
+	case protoAnthropicIdx:
+		b, _ = json.Marshal(claudeError{Type: "error", Error: claudeErrorBody{Type: "overloaded_error", Message: msg}})
+		return fmt.Appendf(nil, "event: error\ndata: %s\n\n", b)
+	case protoResponsesIdx:
+		b, _ = json.Marshal(struct {
+			Type    string  `json:"type"`
+			Code    string  `json:"code"`
+			Message string  `json:"message"`
+			Param   *string `json:"param"`
+		}{Type: "error", Code: "upstream_error", Message: msg})
+		return fmt.Appendf(nil, "event: error\ndata: %s\n\n", b)
+	}
+	b, _ = json.Marshal(openAIError{Error: openAIErrorBody{Message: msg, Type: "server_error", Code: "upstream_error"}})
+	return fmt.Appendf(nil, "data: %s\n\n", b)
+}
