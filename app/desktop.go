@@ -53,6 +53,10 @@ func RunDesktop(ctx context.Context, opts Options) error {
 	}
 	defer inst.Release()
 
+	dist, err := fs.Sub(frontend.Dist, "dist")
+	if err != nil {
+		return err
+	}
 	a, ln, err := startServing(ctx, opts, inst)
 	if err != nil {
 		return err
@@ -71,10 +75,6 @@ func RunDesktop(ctx context.Context, opts Options) error {
 	}()
 
 	g := d.loadGeometry()
-	dist, err := fs.Sub(frontend.Dist, "dist")
-	if err != nil {
-		return err
-	}
 	err = wails.Run(&options.App{
 		Title:             "ccmesh",
 		Width:             g.W,

@@ -8,7 +8,6 @@ package desktop
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"image"
 	_ "image/png"
@@ -155,7 +154,7 @@ func busName(t *testing.T, pid int) string {
 		if err == nil {
 			for _, name := range regexp.MustCompile(`':[0-9.]+'`).FindAllString(string(out), -1) {
 				name = strings.Trim(name, "'")
-				p, err := exec.Command("gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
+				p, err := exec.Command("gdbus", "call", "-t", "3", "--session", "--dest", "org.freedesktop.DBus",
 					"--object-path", "/org/freedesktop/DBus", "--method",
 					"org.freedesktop.DBus.GetConnectionUnixProcessID", name).Output()
 				if err == nil && strings.Contains(string(p), fmt.Sprintf("(uint32 %d,)", pid)) && hasMenu(name) {
@@ -177,8 +176,10 @@ func hasMenu(name string) bool {
 }
 
 func menuLayout(name string) (string, error) {
-	out, err := exec.Command("gdbus", "call", "--session", "--dest", name, "--object-path", menuPath,
-		"--method", "com.canonical.dbusmenu.GetLayout", "0", "-1", "[]").CombinedOutput()
+	// "--" keeps gdbus from reading -1 as an option; -t keeps a busy
+	// connection (the GTK one) from stalling the search.
+	out, err := exec.Command("gdbus", "call", "-t", "3", "--session", "--dest", name, "--object-path", menuPath,
+		"--method", "com.canonical.dbusmenu.GetLayout", "--", "0", "-1", "@as []").CombinedOutput()
 	return string(out), err
 }
 
@@ -211,8 +212,8 @@ func click(t *testing.T, name, label string) {
 	if id == "" {
 		t.Fatalf("no tray item %q in %v", label, menu(t, name))
 	}
-	out, err := exec.Command("gdbus", "call", "--session", "--dest", name, "--object-path", menuPath,
-		"--method", "com.canonical.dbusmenu.Event", id, "clicked", "<int32 0>", "0").CombinedOutput()
+	out, err := exec.Command("gdbus", "call", "-t", "3", "--session", "--dest", name, "--object-path", menuPath,
+		"--method", "com.canonical.dbusmenu.Event", "--", id, "clicked", "<int32 0>", "0").CombinedOutput()
 	if err != nil {
 		t.Fatalf("click %q: %v: %s", label, err, out)
 	}
@@ -228,6 +229,19 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond) // polling another process
 	}
+}
+
+// hideWindow unmaps the window, as closing it does (HideWindowOnClose).
+func hideWindow(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("xdotool", "search", "--name", "^ccmesh$").Output()
+	if err != nil {
+		t.Fatalf("find window: %v", err)
+	}
+	for _, w := range strings.Fields(string(out)) {
+		exec.Command("xdotool", "windowunmap", w).Run()
+	}
+	eventually(t, "the window to hide", func() bool { return !windowVisible() })
 }
 
 func windowVisible() bool {
@@ -357,19 +371,13 @@ func TestDesktop(t *testing.T) {
 	})
 
 	t.Run("tray open shows the hidden window", func(t *testing.T) {
-		out, err := exec.Command("xdotool", "search", "--name", "^ccmesh$").Output()
-		if err != nil {
-			t.Fatalf("find window: %v", err)
-		}
-		for _, w := range strings.Fields(string(out)) {
-			exec.Command("xdotool", "windowunmap", w).Run()
-		}
-		eventually(t, "the window to hide", func() bool { return !windowVisible() })
+		hideWindow(t)
 		click(t, name, "Open ccmesh")
 		eventually(t, "the window to show", windowVisible)
 	})
 
-	t.Run("second instance exits and the first stays", func(t *testing.T) {
+	t.Run("second instance shows the first window, exits, and the first stays", func(t *testing.T) {
+		hideWindow(t)
 		second := exec.Command(binary(t), "--listen", freeAddr(t), "--data", data, "--admin-token", token)
 		out, err := second.CombinedOutput()
 		if err != nil {
@@ -381,6 +389,7 @@ func TestDesktop(t *testing.T) {
 		if st, _ := in.api("GET", "/api/info", ""); st != 200 {
 			t.Errorf("first instance stopped answering after the second launch: %d", st)
 		}
+		eventually(t, "the first instance's window to show", windowVisible)
 	})
 
 	t.Run("quit lets a stream finish and keeps breaker state", func(t *testing.T) {
