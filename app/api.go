@@ -145,14 +145,23 @@ func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *App) getEndpoint(w http.ResponseWriter, r *http.Request) error {
+// pathEndpoint is the endpoint named by the {id} in the path.
+func (a *App) pathEndpoint(r *http.Request) (store.Endpoint, error) {
 	id, err := pathID(r)
 	if err != nil {
-		return err
+		return store.Endpoint{}, err
 	}
 	e, ok := a.endpointByID(id)
 	if !ok {
-		return store.ErrNotFound
+		return store.Endpoint{}, store.ErrNotFound
+	}
+	return e, nil
+}
+
+func (a *App) getEndpoint(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.pathEndpoint(r)
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, reply(e))
 	return nil
@@ -232,14 +241,11 @@ func (a *App) putIDs(set func(*store.DB, context.Context, []int64) error) func(h
 // §7.5); the state and the audit entry are saved before the reply.
 func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathID(r)
+		e, err := a.pathEndpoint(r)
 		if err != nil {
 			return err
 		}
-		e, ok := a.endpointByID(id)
-		if !ok {
-			return store.ErrNotFound
-		}
+		id := e.ID
 		b := a.breakers.Get(id)
 		action := "force-close"
 		if open {

@@ -57,14 +57,11 @@ func (a *App) call(ctx context.Context, e store.Endpoint, method, path string, b
 // testEndpoint sends GET /v1/models, or a 1-token message where the
 // upstream does not serve the model list, and keeps the result for health.
 func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	e, err := a.pathEndpoint(r)
 	if err != nil {
 		return err
 	}
-	e, ok := a.endpointByID(id)
-	if !ok {
-		return store.ErrNotFound
-	}
+	id := e.ID
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
 	start := time.Now()
@@ -124,14 +121,11 @@ func head(b []byte, n int) string {
 // fetchModels fills the endpoint's models from the upstream's /v1/models
 // (Anthropic and OpenAI both answer {"data":[{"id":…}]}).
 func (a *App) fetchModels(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	e, err := a.pathEndpoint(r)
 	if err != nil {
 		return err
 	}
-	e, ok := a.endpointByID(id)
-	if !ok {
-		return store.ErrNotFound
-	}
+	id := e.ID
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
 	status, body, err := a.call(ctx, e, http.MethodGet, "/v1/models", nil)
