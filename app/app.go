@@ -203,7 +203,7 @@ func (a *App) reload(ctx context.Context) error {
 	for _, e := range eps {
 		a.breakers.SetOverrides(e.ID, overridesFrom(e.BreakerOverrides))
 	}
-	a.proxy.Update(proxyConfig(eps, settings))
+	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
 	return nil
 }

@@ -43,7 +43,7 @@ func breakerConfig(s store.Settings) breaker.Config {
 	}
 }
 
-func proxyConfig(eps []store.Endpoint, s store.Settings) proxy.Config {
+func proxyConfig(eps []store.Endpoint, s store.Settings, listen string) proxy.Config {
 	out := make([]proxy.Endpoint, len(eps))
 	for i, e := range eps {
 		out[i] = proxy.Endpoint{
@@ -68,6 +68,7 @@ func proxyConfig(eps []store.Endpoint, s store.Settings) proxy.Config {
 		IdleTimeout:      time.Duration(s.IdleTimeoutMs) * time.Millisecond,
 		MaxBody:          s.MaxBodyBytes,
 		ClientToken:      s.ClientToken,
+		AllowedHosts:     allowedHosts(listen),
 	}
 }
 
@@ -117,4 +118,13 @@ func snapshotFrom(r store.BreakerState) (breaker.Snapshot, error) {
 		HalfOpenSuccesses:   r.HalfOpenSuccesses,
 		Reopens:             r.Reopens,
 	}, nil
+}
+
+// allowedHosts: a non-loopback listen address is also how clients reach
+// the proxy (SPEC §16 allows it only with a client token).
+func allowedHosts(listen string) []string {
+	if listen == "" || ListenerIsLoopback(listen) {
+		return nil
+	}
+	return []string{listen}
 }

@@ -33,7 +33,7 @@ func (a *App) client() *http.Client {
 // call sends one request to endpoint e the way the proxy would (URL rules,
 // auth injection) and returns status and at most 1 MiB of body.
 func (a *App) call(ctx context.Context, e store.Endpoint, method, path string, body []byte) (int, []byte, error) {
-	pe := proxyConfig([]store.Endpoint{e}, store.DefaultSettings()).Endpoints[0]
+	pe := proxyConfig([]store.Endpoint{e}, store.DefaultSettings(), "").Endpoints[0]
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)

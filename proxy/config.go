@@ -59,6 +59,7 @@ type Config struct {
 	FirstByteTimeout, IdleTimeout time.Duration // defaults 60s / 90s
 	MaxBody                       int64         // default 64 MiB
 	ClientToken                   string        // optional (SPEC §16)
+	AllowedHosts                  []string      // Host values accepted besides loopback names (a non-loopback --listen)
 	RateLimitWait                 time.Duration // SPEC §8 budget, default 5s
 	RetryDelay                    time.Duration // SPEC §6 same-endpoint retry delay, default 300ms
 }

@@ -144,6 +144,7 @@ func TestGuards(t *testing.T) {
 		host     string
 		hdr      []string
 		token    string
+		allowed  []string
 		wantCode int
 	}{
 		{name: "loopback ip", wantCode: 200},
@@ -151,6 +152,7 @@ func TestGuards(t *testing.T) {
 		{name: "ipv6 loopback", host: "[::1]:3457", wantCode: 200},
 		{name: "rebinding host", host: "evil.example:3457", wantCode: 403},
 		{name: "lan ip host", host: "192.168.1.5:3457", wantCode: 403},
+		{name: "lan ip host it listens on", host: "192.168.1.5:3457", allowed: []string{"192.168.1.5:3457"}, wantCode: 200},
 		{name: "foreign origin", hdr: []string{"Origin", "https://evil.example"}, wantCode: 403},
 		{name: "null origin", hdr: []string{"Origin", "null"}, wantCode: 403},
 		{name: "loopback origin", hdr: []string{"Origin", "http://localhost:5173"}, wantCode: 200},
@@ -162,7 +164,7 @@ func TestGuards(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := upstream(t, okClaude())
-			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}, ClientToken: tc.token})
+			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}, ClientToken: tc.token, AllowedHosts: tc.allowed})
 			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.front.URL+"/v1/messages", strings.NewReader(claudeBody))
 			req.Header.Set("anthropic-version", "2023-06-01")
 			if tc.host != "" {

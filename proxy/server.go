@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,12 +108,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		setCCMeshHeaders(w.Header(), "", 0)
 		writeError(w, shape, status, msg)
 	}
-	if msg := guard(r); msg != "" {
-		fail(http.StatusForbidden, msg)
-		return
-	}
 	if snap == nil {
 		fail(http.StatusServiceUnavailable, "ccmesh is starting: no configuration loaded yet; retry in a moment")
+		return
+	}
+	if msg := guard(r, snap.cfg.AllowedHosts); msg != "" {
+		fail(http.StatusForbidden, msg)
 		return
 	}
 	if !clientTokenOK(r, snap.cfg.ClientToken) {
@@ -156,12 +157,13 @@ func routeProtocol(path string) (int, bool) {
 }
 
 // guard applies SPEC §16's Host and Origin checks; it returns why the
-// request is refused, or "".
-func guard(r *http.Request) string {
-	if !IsLoopbackHost(r.Host) {
+// request is refused, or "". Besides loopback names, allowed lists the
+// Host values a non-loopback listener is reached by.
+func guard(r *http.Request, allowed []string) string {
+	if !IsLoopbackHost(r.Host) && !slices.Contains(allowed, r.Host) {
 		return "ccmesh only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); Host " + quoteShort(r.Host) + " was refused to prevent DNS rebinding"
 	}
-	if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) {
+	if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) && !slices.Contains(allowed, strings.TrimPrefix(o, "http://")) {
 		return "ccmesh refuses browser requests from origin " + quoteShort(o) + ": a web page must not spend your API keys"
 	}
 	return ""
