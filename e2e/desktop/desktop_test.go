@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -231,6 +232,26 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// syncBuilder is a strings.Builder safe for a writer goroutine and a reader.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuilder) Len() int { return len(s.String()) }
+
 // hideWindow unmaps the window, as closing it does (HideWindowOnClose).
 func hideWindow(t *testing.T) {
 	t.Helper()
@@ -243,6 +264,41 @@ func hideWindow(t *testing.T) {
 	}
 	eventually(t, "the window to hide", func() bool { return !windowVisible() })
 }
+
+// iconColour reads the tray icon the indicator exports (a PNG file named
+// by its IconName property) and returns the colour at its centre.
+func iconColour(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("gdbus", "call", "-t", "3", "--session", "--dest", name, "--object-path",
+		"/org/ayatana/NotificationItem/systray", "--method", "org.freedesktop.DBus.Properties.Get",
+		"org.kde.StatusNotifierItem", "IconName").CombinedOutput()
+	if err != nil {
+		t.Fatalf("IconName: %v %s", err, out)
+	}
+	m := regexp.MustCompile(`'([^']+)'`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("IconName: %s", out)
+	}
+	f, err := os.Open(m[1])
+	if err != nil {
+		return "" // replaced between the call and the open: ask again
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return ""
+	}
+	b := img.Bounds()
+	r, g, bl, _ := img.At((b.Min.X+b.Max.X)/2, (b.Min.Y+b.Max.Y)/2).RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, bl>>8)
+}
+
+// Tray icon colours (app/traymodel.go).
+const (
+	green = "#2ea043"
+	red   = "#d03030"
+	grey  = "#888888"
+)
 
 func windowVisible() bool {
 	return exec.Command("xdotool", "search", "--onlyvisible", "--name", "^ccmesh$").Run() == nil
@@ -340,7 +396,9 @@ func TestDesktop(t *testing.T) {
 	name := busName(t, in.cmd.Process.Pid)
 
 	t.Run("tray pause and resume", func(t *testing.T) {
+		eventually(t, "a green icon", func() bool { return iconColour(t, name) == green })
 		click(t, name, "Pause proxy")
+		eventually(t, "a grey icon", func() bool { return iconColour(t, name) == grey })
 		eventually(t, "the proxy to answer 503", func() bool {
 			res, err := in.message(false)
 			if err != nil {
@@ -361,6 +419,7 @@ func TestDesktop(t *testing.T) {
 			res.Body.Close()
 			return res.StatusCode == http.StatusOK
 		})
+		eventually(t, "a green icon", func() bool { return iconColour(t, name) == green })
 	})
 
 	t.Run("tray status line", func(t *testing.T) {
@@ -392,12 +451,38 @@ func TestDesktop(t *testing.T) {
 		eventually(t, "the first instance's window to show", windowVisible)
 	})
 
-	t.Run("quit lets a stream finish and keeps breaker state", func(t *testing.T) {
-		if st, body := in.api("POST", "/api/endpoints/1/force-open", ""); st != 200 {
-			t.Fatalf("force-open: %d %s", st, body)
+	t.Run("notification when a breaker opens", func(t *testing.T) {
+		mon := exec.Command("dbus-monitor", "--session", "interface='org.freedesktop.Notifications',member='Notify'")
+		var seen syncBuilder
+		mon.Stdout = &seen
+		if err := mon.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if st, body := in.api("POST", "/api/endpoints/1/force-close", ""); st != 200 {
-			t.Fatalf("force-close: %d %s", st, body)
+		defer func() { mon.Process.Kill(); mon.Wait() }()
+		eventually(t, "dbus-monitor to start", func() bool { return strings.Contains(seen.String(), "NameAcquired") || seen.Len() > 0 })
+		st, body := in.api("POST", "/api/endpoints", `{"name":"dead","base_url":"http://127.0.0.1:1","protocol":"anthropic","breaker_overrides":{"failure_threshold":1}}`)
+		if st != 201 {
+			t.Fatalf("add endpoint: %d %s", st, body)
+		}
+		req, _ := http.NewRequest("POST", "http://"+in.addr+"/v1/messages", strings.NewReader(`{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[]}`))
+		req.Header.Set("anthropic-version", "2023-06-01")
+		req.Header.Set("x-ccmesh-endpoint", "dead")
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+		eventually(t, "a Notify call about the dead endpoint", func() bool {
+			return strings.Contains(seen.String(), "ccmesh: dead is unhealthy")
+		})
+	})
+
+	t.Run("quit lets a stream finish, keeps breaker state and window size", func(t *testing.T) {
+		win, err := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^ccmesh$").Output()
+		if err != nil {
+			t.Fatalf("find window: %v", err)
+		}
+		w := strings.Fields(string(win))[0]
+		if out, err := exec.Command("xdotool", "windowsize", "--sync", w, "900", "700").CombinedOutput(); err != nil {
+			t.Fatalf("resize: %v %s", err, out)
 		}
 		res, err := in.message(true)
 		if err != nil {
@@ -411,6 +496,7 @@ func TestDesktop(t *testing.T) {
 		if st, body := in.api("POST", "/api/endpoints/1/force-open", ""); st != 200 {
 			t.Fatalf("force-open: %d %s", st, body)
 		}
+		eventually(t, "a red icon (no endpoint healthy)", func() bool { return iconColour(t, name) == red })
 		click(t, name, "Quit")
 		var rest strings.Builder
 		for sc.Scan() {
@@ -430,8 +516,19 @@ func TestDesktop(t *testing.T) {
 
 		again := start(t, data, addr)
 		_, body := again.api("GET", "/api/health", "")
-		if !strings.Contains(body, `"reason":"manual"`) {
-			t.Errorf("after restart, health = %s; want the forced-open breaker", body)
+		if !strings.Contains(body, `"name":"upstream-a","status":"unhealthy","state":"open","reason":"manual"`) {
+			t.Errorf("after restart, health = %s; want upstream-a forced open", body)
 		}
+		eventually(t, "the window to come back", windowVisible)
+		var geom string
+		eventually(t, "the window at its remembered size", func() bool {
+			win, err := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^ccmesh$").Output()
+			if err != nil {
+				return false
+			}
+			out, _ := exec.Command("xdotool", "getwindowgeometry", strings.Fields(string(win))[0]).Output()
+			geom = string(out)
+			return strings.Contains(geom, "Geometry: 900x700")
+		})
 	})
 }
