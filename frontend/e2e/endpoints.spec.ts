@@ -1,0 +1,71 @@
+import { expect, expectNoReload, test } from './fixtures';
+
+test.describe('endpoints', () => {
+  test('adds an endpoint through the form, rejects a duplicate name, never shows the key', async ({ ccmesh, openUI, upstream }) => {
+    const up = await upstream('ok');
+    const secret = 'sk-ant-e2e-SECRET-0123456789-abcd';
+    const page = await openUI();
+
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const form = page.getByRole('form', { name: 'Add endpoint' });
+    await form.getByLabel('Name', { exact: true }).fill('relay-one');
+    await form.getByLabel('Base URL').fill(up.url);
+    await form.getByLabel('Protocol').selectOption('anthropic');
+    await form.getByLabel('API key').fill(secret);
+    await form.getByLabel(/^Models/).fill('claude-*');
+    await form.getByRole('switch', { name: 'Add to fast queue' }).check();
+    await form.getByRole('button', { name: 'Save' }).click();
+
+    const card = page.getByTestId('endpoint-card-relay-one');
+    await expect(card).toBeVisible();
+    await expect(card.getByTestId('status-badge')).toHaveText('healthy');
+    await expect(card).toContainText('abcd'); // the masked key's tail
+    expect(await page.content()).not.toContain(secret);
+    const [saved] = await ccmesh.endpoints();
+    expect(saved).toMatchObject({ name: 'relay-one', fast: true });
+
+    // The same name again: the API's 409 shows next to the Name field.
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const again = page.getByRole('form', { name: 'Add endpoint' });
+    await again.getByLabel('Name', { exact: true }).fill('relay-one');
+    await again.getByLabel('Base URL').fill(up.url);
+    await again.getByRole('button', { name: 'Save' }).click();
+    const name = again.getByLabel('Name', { exact: true });
+    await expect(name).toHaveAttribute('aria-invalid', 'true');
+    await expect(name).toHaveAccessibleDescription(/already exists/);
+    await expect(again.getByRole('alert')).toContainText('relay-one');
+    expect(await ccmesh.endpoints()).toHaveLength(1);
+
+    // Edit without touching the key keeps it; the page still never holds it.
+    await again.getByRole('button', { name: 'Cancel' }).click();
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit relay-one' });
+    await expect(edit.getByLabel('API key')).toHaveValue('');
+    await edit.getByLabel('Base URL').fill(`${up.url}/`);
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect(edit).toBeHidden();
+    await expect(card).toContainText('abcd');
+    expect(await page.content()).not.toContain(secret);
+
+    // Delete asks first.
+    await card.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await expect(dialog).toContainText('Delete endpoint relay-one?');
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await expect(card).toBeHidden();
+    expect(await ccmesh.endpoints()).toHaveLength(0);
+    await expectNoReload(page);
+  });
+
+  test('test and fetch models show their results on the card', async ({ ccmesh, openUI, upstream }) => {
+    const up = await upstream('ok');
+    await ccmesh.addEndpoint({ name: 'fetchy', base_url: up.url, api_key: 'sk-fetch-1111' });
+    const page = await openUI();
+    const card = page.getByTestId('endpoint-card-fetchy');
+    await card.getByRole('button', { name: 'Test' }).click();
+    await expect(card.getByRole('status')).toContainText(/OK 200 in \d+ ms/);
+    await card.getByRole('button', { name: 'Fetch models' }).click();
+    await expect(card.getByRole('status')).toContainText('Fetched 2 models');
+    await expect(card).toContainText('claude-sonnet-4-5');
+  });
+});

@@ -1,0 +1,44 @@
+import { expect, expectNoReload, test } from './fixtures';
+
+test('traffic against a failing upstream makes a live log row whose timeline shows the failover', async ({ ccmesh, openUI, upstream }) => {
+  const down = await upstream('fail');
+  const good = await upstream('ok');
+  await ccmesh.addEndpoint({ name: 'down', base_url: down.url });
+  await ccmesh.addEndpoint({ name: 'good', base_url: good.url });
+  const page = await openUI();
+  await page.getByRole('tab', { name: 'Logs' }).click();
+  await expect(page.getByText('No requests logged yet.')).toBeVisible();
+
+  const r = await ccmesh.message('claude-sonnet-4-5', true);
+  expect(r.status).toBe(200);
+  expect(r.headers.get('x-ccmesh-endpoint')).toBe('good');
+
+  const row = page.getByTestId('log-row').first();
+  await expect(row).toBeVisible({ timeout: 3000 }); // live, no reload
+  await expect(row).toContainText('/v1/messages');
+  await expect(row).toContainText('good');
+  await expect(row).toContainText('200');
+  await row.click();
+
+  const detail = page.getByTestId('log-detail');
+  const attempts = detail.getByTestId('attempt');
+  await expect(attempts.first()).toBeVisible();
+  const n = await attempts.count();
+  expect(n).toBeGreaterThanOrEqual(2);
+  await expect(attempts.first()).toContainText('down');
+  await expect(attempts.first()).toContainText('503');
+  await expect(attempts.first()).toContainText('counted by breaker');
+  await expect(attempts.last()).toContainText('good');
+  await expect(attempts.last()).toContainText('200');
+  await expect(detail.getByTestId('routing-candidates')).toContainText('down');
+  await expect(detail.getByTestId('routing-candidates')).toContainText('good');
+
+  // Filters go to the server.
+  await page.getByLabel('Endpoint').selectOption('down');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(page.getByTestId('log-row')).toHaveCount(0);
+  await page.getByLabel('Endpoint').selectOption('good');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await expect(page.getByTestId('log-row')).toHaveCount(1);
+  await expectNoReload(page);
+});

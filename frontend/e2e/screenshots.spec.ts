@@ -1,0 +1,52 @@
+// Screenshots of every screen, light and dark, for review and the README.
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ARTIFACTS, expect, test } from './fixtures';
+
+const SCREENS = [
+  { tab: 'Endpoints', file: 'endpoints' },
+  { tab: 'Fast queue', file: 'fast-queue' },
+  { tab: 'Logs', file: 'logs' },
+  { tab: 'Stats', file: 'stats' },
+  { tab: 'Settings', file: 'settings' },
+] as const;
+
+// The README shows these two.
+const README_SHOTS = ['endpoints-light.png', 'logs-dark.png'];
+
+test('screenshots of each screen in light and dark', async ({ ccmesh, openUI, upstream }) => {
+  const down = await upstream('fail');
+  const good = await upstream('ok');
+  const limited = await upstream('ratelimit');
+  // The failing relay leads the fast queue, so the log shows a failover.
+  await ccmesh.addEndpoint({ name: 'relay-eu', base_url: down.url, api_key: 'sk-relay-demo-91c2', fast: true });
+  await ccmesh.addEndpoint({ name: 'anthropic-official', base_url: good.url, api_key: 'sk-ant-demo-7f3a', fast: true, models: ['claude-*'] });
+  await ccmesh.addEndpoint({ name: 'relay-backup', base_url: limited.url, api_key: 'sk-backup-demo-0d4e' });
+  const glm = await ccmesh.addEndpoint({ name: 'glm-gateway', base_url: good.url, protocol: 'openai-chat', model_map: { 'claude-3-5-haiku*': 'glm-4.5-air' } });
+  await ccmesh.addEndpoint({ name: 'old-key', base_url: good.url, enabled: false });
+  await ccmesh.api('POST', `/api/endpoints/${glm.id}/force-open`);
+  for (let i = 0; i < 4; i++) await ccmesh.message('claude-sonnet-4-5', i % 2 === 0);
+
+  const page = await openUI();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const s of SCREENS) {
+      await page.getByRole('tab', { name: s.tab }).click();
+      if (s.file === 'logs') {
+        await page.getByTestId('log-row').last().click(); // the oldest: the one that failed over
+        await expect(page.getByTestId('attempt').first()).toBeVisible();
+      }
+      if (s.file === 'stats') await expect(page.getByTestId('stats-chart').locator('svg').first()).toBeVisible();
+      await page.waitForTimeout(300); // let the chart and transitions settle before the picture
+      await page.screenshot({ path: join(ARTIFACTS, `${s.file}-${scheme}.png`), fullPage: true });
+    }
+  }
+  const docs = resolve(ARTIFACTS, '../../../docs/screenshots');
+  mkdirSync(docs, { recursive: true });
+  // Copied when missing or asked for (UPDATE_SCREENSHOTS=1): every run has a
+  // new port in the header, and committed pictures should not churn on each test run.
+  for (const f of README_SHOTS) {
+    if (process.env.UPDATE_SCREENSHOTS === '1' || !existsSync(join(docs, f))) copyFileSync(join(ARTIFACTS, f), join(docs, f));
+  }
+});

@@ -1,0 +1,35 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, expectNoReload, test } from './fixtures';
+
+test('settings save through the API; Connect Claude Code shows the change, then writes it with a backup', async ({ ccmesh, openUI }) => {
+  // ccmesh runs with HOME set to its temp data dir (see ccmesh.ts).
+  const file = join(ccmesh.dataDir, '.claude', 'settings.json');
+  mkdirSync(join(ccmesh.dataDir, '.claude'), { recursive: true });
+  writeFileSync(file, JSON.stringify({ model: 'opus', env: { DISABLE_TELEMETRY: '1' } }, null, 2));
+
+  const page = await openUI('#/settings');
+  await expect(page.getByRole('heading', { name: 'Settings' })).toBeVisible();
+  await page.getByLabel('Strategy').selectOption('priority');
+  await page.getByLabel('Keep days').fill('7');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Settings saved' })).toBeVisible();
+  const s = await ccmesh.api<{ strategy: string; log_retention_days: number }>('GET', '/api/settings');
+  expect(s).toMatchObject({ strategy: 'priority', log_retention_days: 7 });
+
+  await expect(page.getByTestId('claude-exports')).toContainText(`ANTHROPIC_BASE_URL=${ccmesh.base}`);
+  await page.getByRole('button', { name: 'Show the change' }).click();
+  await expect(page.getByTestId('claude-current')).toContainText('DISABLE_TELEMETRY');
+  await expect(page.getByTestId('claude-proposed')).toContainText(ccmesh.base);
+  expect(readFileSync(file, 'utf8')).not.toContain('ANTHROPIC_BASE_URL'); // nothing written by the preview
+
+  await page.getByRole('button', { name: 'Write settings.json' }).click();
+  const done = page.getByRole('status').filter({ hasText: 'Backup kept at' });
+  await expect(done).toBeVisible();
+  const written = JSON.parse(readFileSync(file, 'utf8')) as { model: string; env: Record<string, string> };
+  expect(written).toMatchObject({ model: 'opus', env: { DISABLE_TELEMETRY: '1', ANTHROPIC_BASE_URL: ccmesh.base } });
+  const backup = (await done.textContent())!.replace(/^.*Backup kept at /, '').trim();
+  expect(existsSync(backup)).toBe(true);
+  expect(readFileSync(backup, 'utf8')).not.toContain('ANTHROPIC_BASE_URL');
+  await expectNoReload(page);
+});

@@ -1,0 +1,188 @@
+// The one typed client of the admin API. Components reach the server only
+// through this module (STYLE.md "Frontend"); tests stub `fetch` underneath it.
+import type {
+  BreakerEvent,
+  ClaudeCode,
+  ClaudeCodeApplied,
+  Endpoint,
+  EndpointInput,
+  Health,
+  Id,
+  Info,
+  LogDetail,
+  LogPage,
+  LogQuery,
+  Settings,
+  StatPoint,
+  TestResult,
+} from './types';
+
+/** An error answered by the API: {"error":{"code","message","field"}}. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field: string;
+
+  constructor(status: number, code: string, message: string, field = '') {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+
+  get unauthorized(): boolean {
+    return this.status === 401;
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+async function parseError(res: Response): Promise<ApiError> {
+  let code = `http_${res.status}`;
+  let message = res.statusText || `HTTP ${res.status}`;
+  let field = '';
+  try {
+    const body = (await res.json()) as { error?: { code?: string; message?: string; field?: string } };
+    if (body?.error) {
+      code = body.error.code || code;
+      message = body.error.message || message;
+      field = body.error.field || '';
+    }
+  } catch {
+    // Not JSON (a proxy page, an empty body): keep the HTTP status text.
+  }
+  return new ApiError(res.status, code, message, field);
+}
+
+export interface ApiClientOptions {
+  /** Called with every 401 so the shell can show the "open the start-up link" notice. */
+  onUnauthorized?: () => void;
+}
+
+export class ApiClient {
+  private readonly onUnauthorized?: () => void;
+
+  constructor(opts: ApiClientOptions = {}) {
+    this.onUnauthorized = opts.onUnauthorized;
+  }
+
+  private async call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    const init: RequestInit = {
+      method,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' },
+    };
+    if (body !== undefined) {
+      init.headers = { ...init.headers, 'Content-Type': 'application/json' };
+      init.body = JSON.stringify(body);
+    }
+    // fetch is looked up per call so tests can stub it at this boundary.
+    const res = await globalThis.fetch(path, init);
+    if (!res.ok) {
+      const err = await parseError(res);
+      if (err.unauthorized) this.onUnauthorized?.();
+      throw err;
+    }
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  info(): Promise<Info> {
+    return this.call('GET', '/api/info');
+  }
+
+  listEndpoints(): Promise<Endpoint[]> {
+    return this.call('GET', '/api/endpoints');
+  }
+
+  getEndpoint(id: Id): Promise<Endpoint> {
+    return this.call('GET', `/api/endpoints/${encodeURIComponent(String(id))}`);
+  }
+
+  createEndpoint(input: EndpointInput): Promise<Endpoint> {
+    return this.call('POST', '/api/endpoints', input);
+  }
+
+  updateEndpoint(id: Id, patch: EndpointInput): Promise<Endpoint> {
+    return this.call('PUT', `/api/endpoints/${encodeURIComponent(String(id))}`, patch);
+  }
+
+  deleteEndpoint(id: Id): Promise<void> {
+    return this.call('DELETE', `/api/endpoints/${encodeURIComponent(String(id))}`);
+  }
+
+  setFastQueue(ids: Id[]): Promise<unknown> {
+    return this.call('PUT', '/api/fast-queue', { ids });
+  }
+
+  setOrder(ids: Id[]): Promise<unknown> {
+    return this.call('PUT', '/api/order', { ids });
+  }
+
+  forceOpen(id: Id): Promise<Health> {
+    return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/force-open`);
+  }
+
+  forceClose(id: Id): Promise<Health> {
+    return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/force-close`);
+  }
+
+  testEndpoint(id: Id): Promise<TestResult> {
+    return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/test`);
+  }
+
+  fetchModels(id: Id): Promise<{ models: string[]; endpoint: Endpoint }> {
+    return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/fetch-models`);
+  }
+
+  health(): Promise<Health[]> {
+    return this.call('GET', '/api/health');
+  }
+
+  logs(q: LogQuery = {}): Promise<LogPage> {
+    const params = new URLSearchParams();
+    if (q.limit) params.set('limit', String(q.limit));
+    if (q.before) params.set('before', String(q.before));
+    if (q.endpoint) params.set('endpoint', q.endpoint);
+    if (q.status) params.set('status', q.status);
+    if (q.model) params.set('model', q.model);
+    const qs = params.toString();
+    return this.call('GET', `/api/logs${qs ? `?${qs}` : ''}`);
+  }
+
+  logDetail(id: Id): Promise<LogDetail> {
+    return this.call('GET', `/api/logs/${encodeURIComponent(String(id))}`);
+  }
+
+  breakerEvents(endpointId?: Id): Promise<BreakerEvent[]> {
+    const qs = endpointId ? `?endpoint=${encodeURIComponent(String(endpointId))}` : '';
+    return this.call('GET', `/api/breaker-events${qs}`);
+  }
+
+  stats(minutes = 60): Promise<{ points: StatPoint[] }> {
+    return this.call('GET', `/api/stats?minutes=${minutes}`);
+  }
+
+  settings(): Promise<Settings> {
+    return this.call('GET', '/api/settings');
+  }
+
+  updateSettings(patch: Partial<Settings>): Promise<Settings> {
+    return this.call('PUT', '/api/settings', patch);
+  }
+
+  claudeCode(): Promise<ClaudeCode> {
+    return this.call('GET', '/api/claude-code');
+  }
+
+  applyClaudeCode(): Promise<ClaudeCodeApplied> {
+    return this.call('POST', '/api/claude-code/apply');
+  }
+
+  /** Opens the server-sent event stream; the caller closes it. */
+  events(): EventSource {
+    return new EventSource('/api/events', { withCredentials: true });
+  }
+}

@@ -1,0 +1,3 @@
+export * from './types';
+export { ApiClient, ApiError } from './client';
+export { ApiProvider, useApi } from './context';

@@ -1,0 +1,74 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useApi } from '../api/context';
+import type { ClaudeCode, ClaudeCodeApplied } from '../api/types';
+import { CopyButton } from './CopyButton';
+
+/** Export lines to copy, and writing ANTHROPIC_BASE_URL into settings.json after a preview. */
+export function ClaudeCodePanel() {
+  const { t } = useTranslation();
+  const api = useApi();
+  const [cc, setCc] = useState<ClaudeCode | null>(null);
+  const [preview, setPreview] = useState(false);
+  const [applied, setApplied] = useState<ClaudeCodeApplied | null>(null);
+  const [error, setError] = useState('');
+
+  const load = async () => {
+    try {
+      setCc(await api.claudeCode());
+      setError('');
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const apply = async () => {
+    try {
+      setApplied(await api.applyClaudeCode());
+      setPreview(false);
+      await load();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <section aria-labelledby="claude-heading" className="claude">
+      <h2 id="claude-heading">{t('claude.heading')}</h2>
+      {error && <p className="error" role="alert">{error}</p>}
+      {cc && (
+        <>
+          <p>{t('claude.intro')}</p>
+          <pre className="code" data-testid="claude-exports">{cc.exports}</pre>
+          <CopyButton text={cc.exports} label={t('claude.copy')} />
+          <p>{t('claude.file', { path: cc.settings_path })}</p>
+          {!preview ? (
+            <button type="button" onClick={() => setPreview(true)}>{t('claude.preview')}</button>
+          ) : (
+            <>
+              <div className="grid2">
+                <div>
+                  <h4>{t('claude.current')}</h4>
+                  <pre className="code" data-testid="claude-current">{cc.current || t('claude.emptyFile')}</pre>
+                </div>
+                <div>
+                  <h4>{t('claude.proposed')}</h4>
+                  <pre className="code" data-testid="claude-proposed">{cc.proposed}</pre>
+                </div>
+              </div>
+              <button type="button" className="primary" onClick={() => void apply()}>{t('claude.apply')}</button>
+            </>
+          )}
+          {applied && (
+            <p className="notice" role="status">
+              {applied.backup_path ? t('claude.applied', { backup: applied.backup_path }) : t('claude.appliedNoBackup', { path: applied.settings_path })}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

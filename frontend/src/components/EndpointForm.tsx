@@ -1,0 +1,243 @@
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
+import { ApiError } from '../api/client';
+import { useApi } from '../api/context';
+import type { AuthMode, BreakerOverrides, Endpoint, EndpointInput, Protocol } from '../api/types';
+
+export const BREAKER_FIELDS = [
+  'failure_threshold',
+  'success_threshold',
+  'timeout_ms',
+  'error_rate_threshold',
+  'min_requests',
+  'rate_limit_timeout_ms',
+  'max_rate_limit_timeout_ms',
+  'quota_timeout_ms',
+] as const;
+type BreakerField = (typeof BREAKER_FIELDS)[number];
+
+const PROTOCOLS: Protocol[] = ['anthropic', 'openai-chat', 'openai-responses'];
+const AUTHS: AuthMode[] = ['auto', 'x-api-key', 'bearer'];
+
+interface Draft {
+  name: string;
+  base_url: string;
+  protocol: Protocol;
+  auth: AuthMode;
+  api_key: string;
+  clear_key: boolean;
+  models: string;
+  model_map: string;
+  enabled: boolean;
+  fast: boolean;
+  breaker: Record<BreakerField, string>;
+  breaker_disabled: boolean;
+}
+
+function draftOf(ep?: Endpoint): Draft {
+  const o = ep?.breaker_overrides ?? {};
+  const breaker = Object.fromEntries(
+    BREAKER_FIELDS.map((f) => [f, o[f] === undefined || o[f] === null ? '' : String(o[f])]),
+  ) as Record<BreakerField, string>;
+  return {
+    name: ep?.name ?? '',
+    base_url: ep?.base_url ?? '',
+    protocol: ep?.protocol ?? 'anthropic',
+    auth: ep?.auth ?? 'auto',
+    api_key: '', // a stored key is never sent to the page, so never prefilled
+    clear_key: false,
+    models: (ep?.models ?? []).join('\n'),
+    model_map: Object.entries(ep?.model_map ?? {})
+      .map(([k, v]) => `${k} = ${v}`)
+      .join('\n'),
+    enabled: ep?.enabled ?? true,
+    fast: ep?.fast ?? false,
+    breaker,
+    breaker_disabled: o.disabled ?? false,
+  };
+}
+
+type Errors = Record<string, string>;
+
+/** Turns the draft into an API body, or reports which fields are wrong. */
+export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; errors: Errors } {
+  const errors: Errors = {};
+  if (!d.name.trim()) errors.name = t('form.required');
+  if (!d.base_url.trim()) errors.base_url = t('form.required');
+
+  const model_map: Record<string, string> = {};
+  d.model_map.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const m = line.match(/^(.+?)\s*(?:=>|→|=)\s*(.+)$/);
+    if (!m) {
+      errors.model_map ??= t('form.badModelMap', { line: i + 1 });
+      return;
+    }
+    model_map[m[1].trim()] = m[2].trim();
+  });
+
+  const overrides: BreakerOverrides = {};
+  for (const f of BREAKER_FIELDS) {
+    const v = d.breaker[f].trim();
+    if (!v) continue;
+    const n = Number(v);
+    if (!Number.isFinite(n)) errors[`breaker_overrides.${f}`] = t('form.badNumber');
+    else overrides[f] = n;
+  }
+  if (d.breaker_disabled) overrides.disabled = true;
+
+  if (Object.keys(errors).length) return { errors };
+  const input: EndpointInput = {
+    name: d.name.trim(),
+    base_url: d.base_url.trim(),
+    protocol: d.protocol,
+    auth: d.auth,
+    models: d.models.split(/[\n,]/).map((s) => s.trim()).filter(Boolean),
+    model_map,
+    enabled: d.enabled,
+    fast: d.fast,
+    breaker_overrides: overrides,
+  };
+  if (d.api_key) input.api_key = d.api_key;
+  else if (d.clear_key) input.api_key = '';
+  return { input, errors };
+}
+
+interface Props {
+  endpoint?: Endpoint;
+  onSaved: (ep: Endpoint) => void;
+  onCancel: () => void;
+}
+
+export function EndpointForm({ endpoint, onSaved, onCancel }: Props) {
+  const { t } = useTranslation();
+  const api = useApi();
+  const uid = useId();
+  const [d, setD] = useState<Draft>(() => draftOf(endpoint));
+  const [errors, setErrors] = useState<Errors>({});
+  const [general, setGeneral] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((prev) => ({ ...prev, [k]: v }));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setGeneral('');
+    const { input, errors: local } = buildInput(d, t);
+    setErrors(local);
+    if (!input) return;
+    setBusy(true);
+    try {
+      const saved = endpoint ? await api.updateEndpoint(endpoint.id, input) : await api.createEndpoint(input);
+      setD((prev) => ({ ...prev, api_key: '', clear_key: false }));
+      onSaved(saved);
+    } catch (err) {
+      if (err instanceof ApiError && err.field && fieldKnown(err.field)) setErrors({ [err.field]: err.message });
+      else setGeneral(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const id = (f: string) => `${uid}-${f}`;
+  const field = (f: string, label: string, control: ReactNode, hint?: string) => {
+    const err = errors[f];
+    return (
+      <div className={`field${err ? ' field-error' : ''}`}>
+        <label htmlFor={id(f)}>{label}</label>
+        {control}
+        {hint && <small id={`${id(f)}-hint`}>{hint}</small>}
+        {err && (
+          <span className="error" id={`${id(f)}-err`} role="alert">
+            {err}
+          </span>
+        )}
+      </div>
+    );
+  };
+  // The error, when there is one, replaces the hint as the field's description.
+  const aria = (f: string, hint?: string) => ({
+    id: id(f),
+    'aria-invalid': errors[f] ? true : undefined,
+    'aria-describedby': errors[f] ? `${id(f)}-err` : hint ? `${id(f)}-hint` : undefined,
+  });
+
+  const keyHint = endpoint?.has_key
+    ? t('form.apiKeyKeep', { masked: endpoint.api_key_masked })
+    : endpoint
+      ? t('form.apiKeyNone')
+      : undefined;
+
+  return (
+    <form className="endpoint-form" onSubmit={submit} aria-label={endpoint ? t('form.editTitle', { name: endpoint.name }) : t('form.addTitle')} noValidate>
+      <h3>{endpoint ? t('form.editTitle', { name: endpoint.name }) : t('form.addTitle')}</h3>
+      {general && (
+        <p className="error" role="alert">
+          {general}
+        </p>
+      )}
+      <div className="grid2">
+        {field('name', t('form.name'), <input {...aria('name', t('form.nameHint'))} value={d.name} onChange={(e) => set('name', e.target.value)} autoComplete="off" />, t('form.nameHint'))}
+        {field('base_url', t('form.baseUrl'), <input {...aria('base_url')} type="url" value={d.base_url} placeholder="https://api.anthropic.com" onChange={(e) => set('base_url', e.target.value)} autoComplete="off" />)}
+        {field('protocol', t('form.protocol'), (
+          <select {...aria('protocol')} value={d.protocol} onChange={(e) => set('protocol', e.target.value as Protocol)}>
+            {PROTOCOLS.map((p) => <option key={p} value={p}>{p}</option>)}
+          </select>
+        ))}
+        {field('auth', t('form.auth'), (
+          <select {...aria('auth')} value={d.auth} onChange={(e) => set('auth', e.target.value as AuthMode)}>
+            {AUTHS.map((a) => <option key={a} value={a}>{a === 'auto' ? t('form.authAuto') : a}</option>)}
+          </select>
+        ))}
+      </div>
+      {field('api_key', t('form.apiKey'), (
+        <input {...aria('api_key', keyHint)} type="password" value={d.api_key} onChange={(e) => set('api_key', e.target.value)} autoComplete="new-password" placeholder={endpoint?.has_key ? endpoint.api_key_masked : ''} />
+      ), keyHint)}
+      {endpoint?.has_key && (
+        <label className="check">
+          <input type="checkbox" checked={d.clear_key} onChange={(e) => set('clear_key', e.target.checked)} /> {t('form.clearKey')}
+        </label>
+      )}
+      <div className="grid2">
+        {field('models', t('form.models'), <textarea {...aria('models')} rows={3} value={d.models} onChange={(e) => set('models', e.target.value)} />)}
+        {field('model_map', t('form.modelMap'), <textarea {...aria('model_map')} rows={3} value={d.model_map} placeholder="claude-3-5-haiku* = glm-4.5-air" onChange={(e) => set('model_map', e.target.value)} />)}
+      </div>
+      <div className="switches">
+        <label className="check">
+          <input type="checkbox" role="switch" checked={d.enabled} onChange={(e) => set('enabled', e.target.checked)} /> {t('form.enabled')}
+        </label>
+        <label className="check">
+          <input type="checkbox" role="switch" checked={d.fast} onChange={(e) => set('fast', e.target.checked)} /> {t('form.fast')}
+        </label>
+      </div>
+      <details open={Object.keys(errors).some((k) => k.startsWith('breaker_overrides')) || undefined}>
+        <summary>{t('form.breaker')}</summary>
+        {errors.breaker_overrides && <span className="error" role="alert">{errors.breaker_overrides}</span>}
+        <div className="grid4">
+          {BREAKER_FIELDS.map((f) =>
+            <div key={f}>
+              {field(`breaker_overrides.${f}`, t(`breaker.${f}`), (
+                <input {...aria(`breaker_overrides.${f}`)} inputMode="decimal" value={d.breaker[f]} onChange={(e) => set('breaker', { ...d.breaker, [f]: e.target.value })} />
+              ))}
+            </div>,
+          )}
+        </div>
+        <label className="check">
+          <input type="checkbox" checked={d.breaker_disabled} onChange={(e) => set('breaker_disabled', e.target.checked)} /> {t('form.breakerDisabled')}
+        </label>
+      </details>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>{busy ? t('form.saving') : t('form.save')}</button>
+        <button type="button" onClick={onCancel}>{t('form.cancel')}</button>
+      </div>
+    </form>
+  );
+}
+
+const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
+
+function fieldKnown(f: string): boolean {
+  return KNOWN.has(f);
+}

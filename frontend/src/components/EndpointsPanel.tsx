@@ -1,0 +1,67 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useApi } from '../api/context';
+import type { Endpoint, Id } from '../api/types';
+import { useAppData } from '../hooks/useAppData';
+import { EndpointCard } from './EndpointCard';
+import { EndpointForm } from './EndpointForm';
+
+type Editing = { mode: 'add' } | { mode: 'edit'; id: Id } | null;
+
+export function EndpointsPanel() {
+  const { t } = useTranslation();
+  const api = useApi();
+  const { endpoints, health, setEndpoints, mergeHealth } = useAppData();
+  const [editing, setEditing] = useState<Editing>(null);
+
+  // The live stream also delivers these changes; refetching here keeps the
+  // page right when the stream is down and avoids waiting for it.
+  const reload = async () => {
+    setEndpoints(await api.listEndpoints());
+  };
+  const afterChange = (ep?: Endpoint) => {
+    if (ep) setEndpoints(endpoints.some((e) => e.id === ep.id) ? endpoints.map((e) => (e.id === ep.id ? ep : e)) : [...endpoints, ep]);
+    void reload().catch(() => undefined);
+  };
+
+  const editingEndpoint = editing?.mode === 'edit' ? endpoints.find((e) => e.id === editing.id) : undefined;
+  const healthById = new Map(health.items.map((h) => [h.id, h]));
+
+  return (
+    <section aria-labelledby="endpoints-heading">
+      <div className="panel-head">
+        <h2 id="endpoints-heading">{t('endpoints.heading')}</h2>
+        {!editing && (
+          <button type="button" className="primary" onClick={() => setEditing({ mode: 'add' })}>
+            {t('endpoints.add')}
+          </button>
+        )}
+      </div>
+      {editing && (
+        <EndpointForm
+          key={editing.mode === 'edit' ? editing.id : 'add'}
+          endpoint={editingEndpoint}
+          onCancel={() => setEditing(null)}
+          onSaved={(ep) => {
+            setEditing(null);
+            afterChange(ep);
+          }}
+        />
+      )}
+      {endpoints.length === 0 && !editing && <p className="empty">{t('endpoints.empty')}</p>}
+      <div className="cards">
+        {endpoints.map((ep) => (
+          <EndpointCard
+            key={ep.id}
+            endpoint={ep}
+            health={healthById.get(ep.id)}
+            healthAt={health.at[ep.id] ?? 0}
+            onEdit={() => setEditing({ mode: 'edit', id: ep.id })}
+            onChanged={afterChange}
+            onHealth={mergeHealth}
+          />
+        ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+import { useTranslation } from 'react-i18next';
+import type { LogDetail } from '../api/types';
+import { formatClock } from '../format';
+
+/** The routing decision and the attempts of one request, in order. */
+export function LogTimeline({ log }: { log: LogDetail }) {
+  const { t, i18n } = useTranslation();
+  const candidates = log.routing?.candidates ?? [];
+  const excluded = log.routing?.excluded ?? [];
+  const history = log.history ?? [];
+  return (
+    <div className="timeline-wrap">
+      <p className="muted">
+        {log.protocol} {log.path} · {t('logs.asked', { asked: log.model_asked || '—', sent: log.model_forwarded || '—' })}
+        {log.explicit && <> · {t('logs.explicit')}</>}
+        {log.stream && <> · {t('logs.stream', { end: log.stream_end || '—' })}</>}
+        {log.ttfb_ms != null && <> · {t('logs.ttfb', { ms: log.ttfb_ms })}</>}
+        {(log.tokens_in != null || log.tokens_out != null) && <> · {t('logs.tokens', { in: log.tokens_in ?? 0, out: log.tokens_out ?? 0 })}</>}
+        {log.client_gone && <> · {t('logs.clientGone')}</>}
+      </p>
+      {log.error && <p className="error">{log.error}</p>}
+      <h4>{t('logs.routing')}</h4>
+      <div className="grid2">
+        <div>
+          <h5>{t('logs.candidates')}</h5>
+          <ul className="plain" data-testid="routing-candidates">
+            {candidates.map((c) => (
+              <li key={c.endpoint_id}>
+                <strong>{c.endpoint}</strong> <span className="muted">{c.state}</span>
+              </li>
+            ))}
+            {candidates.length === 0 && <li className="muted">—</li>}
+          </ul>
+        </div>
+        <div>
+          <h5>{t('logs.excluded')}</h5>
+          <ul className="plain" data-testid="routing-excluded">
+            {excluded.map((c) => (
+              <li key={c.endpoint_id}>
+                <strong>{c.endpoint}</strong> <span className="muted">{c.reason}</span>
+              </li>
+            ))}
+            {excluded.length === 0 && <li className="muted">—</li>}
+          </ul>
+        </div>
+      </div>
+      <h4>{t('logs.history')}</h4>
+      {history.length === 0 ? (
+        <p className="muted">{t('logs.noHistory')}</p>
+      ) : (
+        <ol className="timeline" data-testid="attempt-timeline">
+          {history.map((a, i) => (
+            <li key={i} className={`attempt outcome-${a.outcome}`} data-testid="attempt">
+              <div className="attempt-head">
+                <strong className="attempt-endpoint">{a.endpoint}</strong>
+                <span className="attempt-outcome">{a.outcome}</span>
+                {a.status > 0 && <span className="attempt-status mono">{a.status}</span>}
+                {a.error_type && <span className="muted">{a.error_type}</span>}
+                <span className="muted">
+                  {formatClock(a.started_at, i18n.language)} · {a.duration_ms} ms
+                </span>
+                <span className={a.breaker_counted && a.outcome !== 'success' ? 'tag warn' : 'tag'}>
+                  {a.breaker_counted ? t('logs.counted') : t('logs.notCounted')}
+                </span>
+              </div>
+              {a.message && <div className="attempt-msg">{a.message}</div>}
+              {a.body_head && <pre className="body-head">{a.body_head}</pre>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

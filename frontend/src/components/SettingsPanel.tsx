@@ -1,0 +1,125 @@
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ApiError } from '../api/client';
+import { useApi } from '../api/context';
+import type { BreakerParams, Settings, Strategy } from '../api/types';
+import { useAppData } from '../hooks/useAppData';
+import { BREAKER_FIELDS } from './EndpointForm';
+import { ClaudeCodePanel } from './ClaudeCodePanel';
+
+const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin'];
+const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days'] as const;
+type NumberField = (typeof NUMBERS)[number];
+const NUMBER_LABEL: Record<NumberField, string> = {
+  first_byte_timeout_ms: 'settings.firstByte',
+  idle_timeout_ms: 'settings.idle',
+  max_body_bytes: 'settings.maxBody',
+  log_retention_rows: 'settings.retentionRows',
+  log_retention_days: 'settings.retentionDays',
+};
+
+export function SettingsPanel() {
+  const { t } = useTranslation();
+  const api = useApi();
+  const uid = useId();
+  const { settings, info, setSettings } = useAppData();
+  const [draft, setDraft] = useState<Settings | null>(settings);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [notice, setNotice] = useState('');
+  const [general, setGeneral] = useState('');
+
+  useEffect(() => setDraft(settings), [settings]);
+
+  if (!draft) return <p>{t('common.loading')}</p>;
+
+  const setBreaker = (profile: 'claude' | 'openai', f: keyof BreakerParams, v: string) =>
+    setDraft({
+      ...draft,
+      breaker: { ...draft.breaker, [profile]: { ...draft.breaker[profile], [f]: v === '' ? undefined : Number(v) } },
+    });
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setErrors({});
+    setGeneral('');
+    setNotice('');
+    try {
+      const saved = await api.updateSettings(draft);
+      setSettings(saved);
+      setNotice(t('settings.saved'));
+    } catch (err) {
+      if (err instanceof ApiError && err.field) setErrors({ [err.field]: err.message });
+      else setGeneral(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const field = (name: string, label: string, control: (id: string) => ReactNode) => {
+    const id = `${uid}-${name}`;
+    return (
+      <div className={`field${errors[name] ? ' field-error' : ''}`} key={name}>
+        <label htmlFor={id}>{label}</label>
+        {control(id)}
+        {errors[name] && <span className="error" role="alert">{errors[name]}</span>}
+      </div>
+    );
+  };
+
+  return (
+    <section aria-labelledby="settings-heading">
+      <h2 id="settings-heading">{t('settings.heading')}</h2>
+      <form onSubmit={submit} className="settings-form" noValidate>
+        {general && <p className="error" role="alert">{general}</p>}
+        <div className="grid2">
+          {field('listen', t('settings.listen'), (id) => <input id={id} value={info?.listen ?? ''} readOnly aria-describedby={`${id}-hint`} />)}
+          {field('data_dir', t('settings.dataDir'), (id) => <input id={id} value={info?.data_dir ?? ''} readOnly />)}
+        </div>
+        <p className="muted">{t('settings.listenHint')}</p>
+        {field('strategy', t('settings.strategy'), (id) => (
+          <select id={id} value={draft.strategy} onChange={(e) => setDraft({ ...draft, strategy: e.target.value as Strategy })}>
+            {STRATEGIES.map((s) => (
+              <option key={s} value={s}>{t(`settings.strategies.${s}`)}</option>
+            ))}
+          </select>
+        ))}
+        <fieldset>
+          <legend>{t('settings.breakerDefaults')}</legend>
+          <div className="grid2">
+            {(['claude', 'openai'] as const).map((profile) => (
+              <fieldset key={profile}>
+                <legend>{t(`settings.${profile}`)}</legend>
+                <div className="grid2">
+                  {BREAKER_FIELDS.map((f) =>
+                    field(`breaker.${profile}.${f}`, t(`breaker.${f}`), (id) => (
+                      <input id={id} inputMode="decimal" value={draft.breaker?.[profile]?.[f] ?? ''} onChange={(e) => setBreaker(profile, f, e.target.value)} />
+                    )),
+                  )}
+                </div>
+              </fieldset>
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>{t('settings.timeouts')} · {t('settings.retention')}</legend>
+          <div className="grid3">
+            {NUMBERS.map((n) =>
+              field(n, t(NUMBER_LABEL[n]), (id) => (
+                <input id={id} inputMode="numeric" value={draft[n] ?? ''} onChange={(e) => setDraft({ ...draft, [n]: Number(e.target.value) })} />
+              )),
+            )}
+          </div>
+        </fieldset>
+        {field('client_token', t('settings.clientToken'), (id) => (
+          <input id={id} type="password" autoComplete="off" value={draft.client_token ?? ''} onChange={(e) => setDraft({ ...draft, client_token: e.target.value })} />
+        ))}
+        <label className="check">
+          <input type="checkbox" checked={!!draft.notifications} onChange={(e) => setDraft({ ...draft, notifications: e.target.checked })} /> {t('settings.notifications')}
+        </label>
+        <div className="actions">
+          <button type="submit" className="primary">{t('settings.save')}</button>
+          {notice && <span className="notice" role="status">{notice}</span>}
+        </div>
+      </form>
+      <ClaudeCodePanel />
+    </section>
+  );
+}
