@@ -273,6 +273,8 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-a.closing:
+			return
 		case ev := <-ch:
 			if !write(ev.Name, ev.Data) {
 				return

@@ -2,9 +2,11 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -264,5 +266,42 @@ func TestEventStream(t *testing.T) {
 	h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", e.ID), "")
 	if d := next("health"); !strings.Contains(d, `"status":"unhealthy"`) {
 		t.Errorf("health after force-open = %s", d)
+	}
+}
+
+// Shutting the server down ends open event streams at once, so an open UI
+// does not hold the shutdown for the whole grace period.
+func TestShutdownEndsEventStreams(t *testing.T) {
+	h := newHarness(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.app.Serve(ctx, ln) }()
+	req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(ShutdownGrace / 2):
+		t.Fatal("shutdown waited on the open event stream")
+	}
+}
+
+func TestFavicon(t *testing.T) {
+	h := newHarness(t)
+	r := h.do("GET", "/favicon.ico", "")
+	if r.status != 200 || r.header.Get("Content-Type") != "image/png" {
+		t.Errorf("favicon: %d %q", r.status, r.header.Get("Content-Type"))
 	}
 }

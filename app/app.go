@@ -71,6 +71,9 @@ type App struct {
 	showWindow atomic.Pointer[func()]
 	notifier   atomic.Pointer[func(title, body string) error]
 
+	closing    chan struct{} // closed when the server shuts down: ends event streams
+	closingOne sync.Once
+
 	stop     context.CancelFunc
 	loops    sync.WaitGroup
 	closeOne sync.Once
@@ -104,6 +107,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		stats:   newEndpointStats(),
 		token:   token,
 		pendSig: make(chan struct{}, 1),
+		closing: make(chan struct{}),
 		tests:   map[int64]TestResult{},
 	}
 	if err := a.start(ctx); err != nil {
@@ -163,6 +167,9 @@ func (a *App) Close(ctx context.Context) error {
 	})
 	return err
 }
+
+// endStreams ends every /api/events stream (at shutdown).
+func (a *App) endStreams() { a.closingOne.Do(func() { close(a.closing) }) }
 
 // Snapshot returns the current configuration; callers must not modify it.
 func (a *App) Snapshot() *State { return a.state.Load() }

@@ -36,6 +36,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       5 * time.Minute,
 		ErrorLog:          nil,
 	}
+	// Event streams never end on their own: without this, every open UI
+	// would hold the shutdown for the whole grace period.
+	srv.RegisterOnShutdown(a.endStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

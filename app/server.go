@@ -34,6 +34,13 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/ui/", http.StatusFound)
 	})
+	// Browsers ask for it on every tab of the UI; it is not proxy traffic.
+	favicon := TrayIcon(HealthAll)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Header().Set("Cache-Control", "max-age=86400")
+		w.Write(favicon)
+	})
 	mux.Handle("/", a.proxyHandler()) // unknown paths get the proxy's protocol-shaped 404
 	return mux
 }
