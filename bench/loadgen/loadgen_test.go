@@ -1,0 +1,240 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+func TestPercentile(t *testing.T) {
+	ds := []time.Duration{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	tests := []struct {
+		p    float64
+		want time.Duration
+	}{
+		{50, 5}, {90, 9}, {99, 10}, {100, 10}, {1, 1},
+	}
+	for _, tt := range tests {
+		if got := percentile(ds, tt.p); got != tt.want {
+			t.Errorf("percentile(1..10, %v) = %v, want %v", tt.p, got, tt.want)
+		}
+	}
+	if got := percentile(nil, 50); got != 0 {
+		t.Errorf("percentile(nil) = %v, want 0", got)
+	}
+}
+
+func TestStatTicks(t *testing.T) {
+	tests := []struct {
+		name    string
+		stat    string
+		want    int64
+		wantErr bool
+	}{
+		{"plain", "42 (ccmesh) S 1 42 42 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 8 0 1000", 325, false},
+		{"name with spaces and parens", "7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0", 7, false},
+		{"no name", "7 a R", 0, true},
+		{"short", "7 (x) R 1 2", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := statTicks([]byte(tt.stat))
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("statTicks = %d, %v; want %d, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestStatusKB(t *testing.T) {
+	status := "Name:\tccmesh\nVmHWM:\t   30796 kB\nVmRSS:\t   29920 kB\n"
+	tests := []struct {
+		key  string
+		want int64
+	}{{"VmRSS:", 29920}, {"VmHWM:", 30796}, {"VmSwap:", 0}}
+	for _, tt := range tests {
+		if got := statusKB([]byte(status), tt.key); got != tt.want {
+			t.Errorf("statusKB(%s) = %d, want %d", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestRequestBody(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		b := requestBody(4096, stream)
+		var v struct {
+			Model  string `json:"model"`
+			Stream bool   `json:"stream"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("body is not JSON: %v", err)
+		}
+		if v.Model == "" || v.Stream != stream || len(b) < 4000 || len(b) > 4200 {
+			t.Errorf("body: model %q stream %v len %d; want a model, stream %v, about 4096 bytes", v.Model, v.Stream, len(b), stream)
+		}
+	}
+}
+
+// event formats an upstream event as bench/upstream does.
+func event(name string, seq int, ts int64) string {
+	return "event: " + name + "\ndata: {\"type\":\"" + name + "\",\"seq\":" + itoa(int64(seq)) + ",\"ts\":" + itoa(ts) + "}\n\n"
+}
+
+func itoa(v int64) string { b, _ := json.Marshal(v); return string(b) }
+
+// chunks is a reader that returns one chunk per Read, as a socket would
+// return what arrived together.
+type chunks struct{ parts []string }
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.parts[0])
+	c.parts[0] = c.parts[0][n:]
+	if c.parts[0] == "" {
+		c.parts = c.parts[1:]
+	}
+	return n, nil
+}
+
+func TestReadEventsAndJudge(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	t0 := int64(1_000_000 * ms)
+	names := []string{"message_start", "content_block_start", "content_block_delta", "message_stop"}
+	ev := func(i int) string { return event(names[i], i, t0+int64(i)*20*ms) }
+	tests := []struct {
+		name                      string
+		parts                     []string
+		wantEvents                int
+		wantNotAlone, wantPrelude int
+		wantComplete              bool
+	}{
+		{"each alone", []string{ev(0), ev(1), ev(2), ev(3)}, 4, 0, 0, true},
+		{"prelude held", []string{ev(0) + ev(1), ev(2), ev(3)}, 4, 1, 1, true},
+		{"coalesced later", []string{ev(0), ev(1), ev(2) + ev(3)}, 4, 1, 0, true},
+		{"split across reads", []string{ev(0)[:10], ev(0)[10:], ev(1), ev(2), ev(3)}, 4, 0, 0, true},
+		{"missing event", []string{ev(0), ev(1), ev(3)}, 3, 0, 0, false},
+		{"no message_stop", []string{ev(0), ev(1), ev(2)}, 3, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := readEvents(&chunks{parts: tt.parts})
+			if err != nil {
+				t.Fatalf("readEvents: %v", err)
+			}
+			if len(evs) != tt.wantEvents {
+				t.Fatalf("got %d events, want %d", len(evs), tt.wantEvents)
+			}
+			st := judge(evs, time.Unix(0, t0), 20*time.Millisecond)
+			if st.notAlone != tt.wantNotAlone || st.preludeNotAlone != tt.wantPrelude {
+				t.Errorf("not alone %d (prelude %d), want %d (%d)", st.notAlone, st.preludeNotAlone, tt.wantNotAlone, tt.wantPrelude)
+			}
+			if len(st.delays) != tt.wantEvents-1 {
+				t.Errorf("%d delays, want %d (all but message_start)", len(st.delays), tt.wantEvents-1)
+			}
+			if err := checkComplete(evs, 4); (err == nil) != tt.wantComplete {
+				t.Errorf("checkComplete = %v, want complete %v", err, tt.wantComplete)
+			}
+		})
+	}
+}
+
+func TestReadEventsErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		r    io.Reader
+	}{
+		{"cut inside an event", strings.NewReader("event: message_start\ndata: {\"seq\":0")},
+		{"read error", iotest.ErrReader(errors.New("connection reset"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := readEvents(tt.r); err == nil {
+				t.Error("readEvents returned no error")
+			}
+		})
+	}
+}
+
+func TestParseWrk(t *testing.T) {
+	out := "Running 5s test @ http://x\n" +
+		`WRKJSON {"requests":100,"duration_us":5000000,"connect":0,"read":1,"write":0,"status":2,"timeout":0,"p50_us":900,"p99_us":4000,"max_us":9000}` + "\n"
+	s, err := parseWrk([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Requests != 100 || s.Read != 1 || s.Status != 2 || s.P99Us != 4000 {
+		t.Errorf("parseWrk = %+v, want requests 100, read 1, status 2, p99 4000", s)
+	}
+	if _, err := parseWrk([]byte("wrk: connection refused\n")); err == nil {
+		t.Error("parseWrk without a summary returned no error")
+	}
+}
+
+// TestRunModes runs each HTTP mode briefly against an in-process server
+// and checks the counts (not the timings, which a test cannot judge).
+func TestRunModes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Header.Get("x-fail") != "" {
+			http.Error(w, "no", http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name         string
+		args         []string
+		wantRequests int
+	}{
+		{"latency", []string{"-mode", "latency", "-n", "20"}, 20},
+		{"rate", []string{"-mode", "rate", "-rps", "200", "-c", "4", "-d", "100ms"}, 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parse(append(tt.args, "-url", srv.URL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := run(t.Context(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Requests != tt.wantRequests || res.Errors != 0 {
+				t.Errorf("requests %d, errors %d (%s); want %d, 0", res.Requests, res.Errors, res.ErrorEg, tt.wantRequests)
+			}
+			if res.P50Us <= 0 || res.P99Us < res.P50Us {
+				t.Errorf("p50 %v p99 %v: want 0 < p50 ≤ p99", res.P50Us, res.P99Us)
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+	}{
+		{"ok", []string{"-url", "http://x", "-pid", "1,2"}, false},
+		{"no url", []string{}, true},
+		{"bad pid", []string{"-url", "http://x", "-pid", "one"}, true},
+		{"zero conns", []string{"-url", "http://x", "-c", "0"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse(tt.args)
+			if (err != nil) != tt.wantErr {
+				t.Errorf("parse(%v) error = %v, want error %v", tt.args, err, tt.wantErr)
+			}
+		})
+	}
+}
