@@ -22,7 +22,13 @@ func (s logSink) Log(rec *proxy.Record) {
 		s.a.stats.observe(at.EndpointID, at.StartedAt, at.Outcome == "success",
 			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
 	}
-	s.a.logw.Enqueue(store.RequestLog{
+	s.a.logw.Enqueue(LogRow(rec))
+}
+
+// LogRow is the request log row of a proxy record. Routing and the attempts
+// stay Go values: the log writer marshals them off the request path.
+func LogRow(rec *proxy.Record) store.RequestLog {
+	return store.RequestLog{
 		At:             rec.Time,
 		Protocol:       rec.Protocol,
 		Path:           rec.Path,
@@ -44,7 +50,7 @@ func (s logSink) Log(rec *proxy.Record) {
 		Error:          rec.Error,
 		Routing:        rec.Routing,
 		History:        rec.Attempts,
-	})
+	}
 }
 
 // onLogsWritten runs on the log writer's goroutine after each batch: the

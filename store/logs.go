@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -212,6 +213,10 @@ func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, histo
 			if r.ID, err = res.LastInsertId(); err != nil {
 				return err
 			}
+			// Each row is ~20 µs of CPU in the pure-Go SQLite. Yielding
+			// between rows lets request goroutines run instead of queueing
+			// behind a whole batch when ccmesh has one core to itself.
+			runtime.Gosched()
 		}
 		return nil
 	})

@@ -26,6 +26,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ccmesh/ccmesh/app"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -112,14 +113,4 @@ func serve(ctx context.Context, addr, portFile string, h http.Handler) error {
 // writerSink turns a proxy record into the row ccmesh's app would queue.
 type writerSink struct{ w *store.LogWriter }
 
-func (s writerSink) Log(r *proxy.Record) {
-	s.w.Enqueue(store.RequestLog{
-		At: r.Time, Protocol: r.Protocol, Path: r.Path,
-		ModelAsked: r.ModelAsked, ModelForwarded: r.ModelForwarded, Explicit: r.Explicit,
-		EndpointID: r.EndpointID, Endpoint: r.Endpoint, Status: r.Status,
-		Attempts: r.AttemptCount, DurationMs: r.DurationMs, TTFBMs: r.TTFBMs,
-		Stream: r.Stream, StreamEnd: r.StreamEnd, TokensIn: r.TokensIn, TokensOut: r.TokensOut,
-		SentUpstream: r.SentUpstream, ClientGone: r.ClientGone, Error: r.Error,
-		Routing: r.Routing, History: r.Attempts,
-	})
-}
+func (s writerSink) Log(r *proxy.Record) { s.w.Enqueue(app.LogRow(r)) }
