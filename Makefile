@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/ccmesh/ccmesh/app.Version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 
-.PHONY: all build run ui desktop test test-go test-ui test-e2e test-desktop bench clean
+.PHONY: all build run ui desktop test test-go test-ui test-e2e test-e2e-clients test-faults test-desktop bench bench-go clean
 
 all: build
 
@@ -30,7 +30,7 @@ desktop: ui
 	CGO_ENABLED=1 $(GO) build -trimpath -tags $(DESKTOP_TAGS) -ldflags '$(LDFLAGS)' -o bin/ccmesh-desktop .
 
 ## test: everything CI runs
-test: test-go test-ui test-e2e test-desktop
+test: test-go test-ui test-e2e test-e2e-clients test-desktop
 
 test-go:
 	$(GO) vet ./...
@@ -42,15 +42,36 @@ test-ui: frontend/node_modules/.installed
 test-e2e: build
 	cd frontend && CCMESH_BIN=$(CURDIR)/$(BIN) npm run e2e
 
+## test-e2e-clients: Claude Code and the Anthropic/OpenAI SDKs (pinned in
+## e2e/clients/package.json) through ccmesh against fake upstreams, in a
+## loopback-only network namespace (`unshare --net`, needs root) — issue 7 §1
+test-e2e-clients: e2e/clients/node_modules/.installed
+	CGO_ENABLED=0 $(GO) build -o bin/ccmesh-e2e .
+	cd e2e/clients && CCMESH_BIN=$(CURDIR)/bin/ccmesh-e2e npm test
+
+e2e/clients/node_modules/.installed: e2e/clients/package.json e2e/clients/package-lock.json
+	cd e2e/clients && npm ci --no-audit --no-fund
+	touch $@
+
+## test-faults: the fault matrix and the kill -9 test against the real
+## binary (issue 7 §2) on their own; `make test` runs them in test-go
+test-faults:
+	$(GO) test -race -count=1 ./e2e/faults
+
 ## test-desktop: the desktop binary under Xvfb + D-Bus (packages: see README)
 test-desktop: desktop
 	$(GO) vet -tags $(DESKTOP_TAGS) ./...
 	CCMESH_DESKTOP_BIN=$(CURDIR)/bin/ccmesh-desktop CCMESH_ARTIFACTS=$(CURDIR)/artifacts \
 		dbus-run-session -- $(GO) test -tags desktop -count=1 -v ./e2e/desktop
 
-## bench: Go micro-benchmarks (results go to docs/BENCHMARKS.md by hand)
+## bench: ccmesh vs direct, a bare ReverseProxy and nginx, plus the Go
+## micro-benchmarks (bench-go); writes docs/BENCHMARKS.md (see bench/run.sh)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./breaker ./proxy
+	GO=$(GO) bench/run.sh
+
+## bench-go: the Go micro-benchmarks of ./breaker, ./proxy and ./store
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./breaker ./proxy ./store
 
 clean:
 	rm -rf bin frontend/dist/assets frontend/dist/index.html
