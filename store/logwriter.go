@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -204,6 +205,7 @@ func (w *LogWriter) write(batch []RequestLog) {
 	for i := range batch {
 		routing[i] = w.encode(batch[i].Routing, "routing")
 		history[i] = w.encode(batch[i].History, "history")
+		runtime.Gosched() // as in insertLogs: no burst holds the only P
 	}
 	if err := w.db.insertLogs(w.ctx, batch, routing, history); err != nil {
 		w.failed.Add(uint64(len(batch)))
