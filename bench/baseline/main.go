@@ -8,18 +8,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
+
+	"github.com/ccmesh/ccmesh/bench/internal/serve"
 )
 
 func main() {
@@ -59,24 +58,5 @@ func run(ctx context.Context, addr, upstream, portFile string) error {
 	if err != nil {
 		return err
 	}
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	if portFile != "" {
-		if err := os.WriteFile(portFile, []byte(ln.Addr().String()), 0o600); err != nil {
-			return fmt.Errorf("write port file: %w", err)
-		}
-	}
-	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shut)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
+	return serve.Serve(ctx, addr, portFile, rp)
 }

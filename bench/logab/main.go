@@ -16,8 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/app"
+	"github.com/ccmesh/ccmesh/bench/internal/serve"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -84,30 +83,7 @@ func run(ctx context.Context, c config) error {
 		ID: 1, Name: "up", BaseURL: c.upstream, APIKey: "k-123456789",
 		Protocol: proxy.ProtoAnthropic, Auth: "auto", Enabled: true,
 	}}})
-	return serve(ctx, c.listen, c.portFile, srv)
-}
-
-func serve(ctx context.Context, addr, portFile string, h http.Handler) error {
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	if portFile != "" {
-		if err := os.WriteFile(portFile, []byte(ln.Addr().String()), 0o600); err != nil {
-			return fmt.Errorf("write port file: %w", err)
-		}
-	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shut)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
+	return serve.Serve(ctx, c.listen, c.portFile, srv)
 }
 
 // writerSink turns a proxy record into the row ccmesh's app would queue.

@@ -9,16 +9,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/ccmesh/ccmesh/bench/internal/serve"
 )
 
 func main() {
@@ -32,32 +30,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *listen, *portFile, &Handler{Events: *events, Interval: *interval}); err != nil {
+	if err := serve.Serve(ctx, *listen, *portFile, &Handler{Events: *events, Interval: *interval}); err != nil {
 		log.Fatalf("upstream: %v", err)
 	}
-}
-
-func run(ctx context.Context, addr, portFile string, h http.Handler) error {
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	if portFile != "" {
-		// Written after Listen succeeded, so a script that sees the file
-		// can connect at once.
-		if err := os.WriteFile(portFile, []byte(ln.Addr().String()), 0o600); err != nil {
-			return fmt.Errorf("write port file: %w", err)
-		}
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shut)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
 }
