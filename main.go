@@ -24,13 +24,13 @@ import (
 
 type config struct {
 	listen, data, adminToken, logLevel string
-	headless                           bool
+	headless, listenIsFlag             bool
 }
 
 func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("ccmesh", flag.ContinueOnError)
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:3457", "address of the proxy, the admin API and the UI")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:3457", "address of the proxy, the admin API and the UI (wins over the listen setting)")
 	fs.StringVar(&c.data, "data", defaultDataDir(), "data directory (database, admin token, logs)")
 	fs.StringVar(&c.adminToken, "admin-token", os.Getenv("CCMESH_ADMIN_TOKEN"), "admin token for the API and UI (env CCMESH_ADMIN_TOKEN; default: made once and kept in the data dir)")
 	fs.BoolVar(&c.headless, "headless", false, "run without window and tray (always so in a build without the desktop tag)")
@@ -38,6 +38,7 @@ func parseFlags(args []string) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	fs.Visit(func(f *flag.Flag) { c.listenIsFlag = c.listenIsFlag || f.Name == "listen" })
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
@@ -92,7 +93,7 @@ func main() {
 	defer closer.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := app.Options{DataDir: c.data, Listen: c.listen, AdminToken: c.adminToken, Logger: log}
+	opts := app.Options{DataDir: c.data, Listen: c.listen, ListenIsFlag: c.listenIsFlag, AdminToken: c.adminToken, Logger: log}
 	if !c.headless && app.DesktopAvailable && hasDisplay() {
 		err = app.RunDesktop(ctx, opts)
 	} else {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ccmesh/ccmesh/store"
@@ -143,6 +145,15 @@ func invalid(field, format string, args ...any) *apiError {
 }
 
 func validateSettings(s store.Settings) error {
+	if s.Listen != "" {
+		host, port, err := net.SplitHostPort(s.Listen)
+		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+			return invalid("listen", "listen must be host:port, e.g. 127.0.0.1:3457, not %q", s.Listen)
+		}
+		if !ListenerIsLoopback(s.Listen) && s.ClientToken == "" {
+			return invalid("listen", "a non-loopback address (%s) needs a client token: set client_token first", s.Listen)
+		}
+	}
 	switch s.Strategy {
 	case "sticky", "priority", "round-robin":
 	default:

@@ -305,3 +305,37 @@ func TestFavicon(t *testing.T) {
 		t.Errorf("favicon: %d %q", r.status, r.header.Get("Content-Type"))
 	}
 }
+
+// The listen setting applies at the next start, unless --listen is given.
+func TestListenSetting(t *testing.T) {
+	h := newHarness(t)
+	for _, tc := range []struct{ body, code string }{
+		{`{"listen":"3457"}`, "invalid_setting"},
+		{`{"listen":"127.0.0.1:99999"}`, "invalid_setting"},
+		{`{"listen":"0.0.0.0:3457"}`, "invalid_setting"}, // no client token
+	} {
+		if r := h.do("PUT", "/api/settings", tc.body); r.status != 422 || r.errCode() != tc.code {
+			t.Errorf("%s: got %d %q, want 422 %q", tc.body, r.status, r.errCode(), tc.code)
+		}
+	}
+	if r := h.do("PUT", "/api/settings", `{"listen":"127.0.0.1:4999"}`); r.status != 200 {
+		t.Fatalf("put listen: %d %s", r.status, r.body)
+	}
+	if got := h.app.Info().Listen; got != "127.0.0.1:3457" {
+		t.Errorf("before a restart Info().Listen = %q, want the running address", got)
+	}
+	h = h.restart()
+	if got := h.app.Info().Listen; got != "127.0.0.1:4999" {
+		t.Errorf("after a restart Info().Listen = %q, want the setting", got)
+	}
+	dir := h.dir
+	h.stop()
+	a, err := New(context.Background(), Options{DataDir: dir, Listen: "127.0.0.1:5001", ListenIsFlag: true, AdminToken: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	if got := a.Info().Listen; got != "127.0.0.1:5001" {
+		t.Errorf("with --listen Info().Listen = %q, want the flag's", got)
+	}
+}

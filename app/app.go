@@ -23,11 +23,14 @@ import (
 
 // Options configure an App. The zero value of each optional field works.
 type Options struct {
-	DataDir    string // required: where ccmesh.db, the admin token and logs live
-	Listen     string // the proxy's address, shown in the UI and the export lines
-	AdminToken string // empty: read from DataDir/admin-token, or made there once
-	Logger     zerolog.Logger
-	Headless   bool
+	DataDir string // required: where ccmesh.db, the admin token and logs live
+	Listen  string // the proxy's address, shown in the UI and the export lines
+	// ListenIsFlag: Listen came from --listen and wins over the listen
+	// setting; otherwise a saved setting replaces it at start.
+	ListenIsFlag bool
+	AdminToken   string // empty: read from DataDir/admin-token, or made there once
+	Logger       zerolog.Logger
+	Headless     bool
 	// HomeDir is where ~/.claude/settings.json lives; empty = os.UserHomeDir().
 	HomeDir string
 	// Transport reaches the upstreams (proxy, Test, Fetch models); nil = default.
@@ -121,6 +124,9 @@ func (a *App) start(ctx context.Context) error {
 	settings, err := a.db.GetSettings(ctx)
 	if err != nil {
 		return fmt.Errorf("load settings: %w", err)
+	}
+	if !a.opts.ListenIsFlag && settings.Listen != "" {
+		a.opts.Listen = settings.Listen
 	}
 	a.breakers = breaker.NewSet(breakerConfig(settings), a.onTransition)
 	rows, err := a.db.LoadBreakerStates(ctx)

@@ -71,6 +71,9 @@ type BreakerParams struct {
 
 // Settings is the whole settings document.
 type Settings struct {
+	// Listen is the address to use at the next start when --listen is not
+	// given; "" means the built-in default.
+	Listen             string          `json:"listen"`
 	Strategy           string          `json:"strategy"` // sticky | priority | round-robin
 	Breaker            BreakerProfiles `json:"breaker"`
 	FirstByteTimeoutMs int64           `json:"first_byte_timeout_ms"`

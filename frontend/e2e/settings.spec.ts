@@ -12,10 +12,15 @@ test('settings save through the API; Connect Claude Code shows the change, then 
   await expect(page.getByRole('heading', { name: 'Settings' })).toBeVisible();
   await page.getByLabel('Strategy').selectOption('priority');
   await page.getByLabel('Keep days').fill('7');
+  // A bad address is refused inline and nothing is saved.
+  await page.getByLabel('Listen address').fill('nonsense');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'listen must be host:port' })).toBeVisible();
+  await page.getByLabel('Listen address').fill('127.0.0.1:4999');
   await page.getByRole('button', { name: 'Save settings' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Settings saved' })).toBeVisible();
-  const s = await ccmesh.api<{ strategy: string; log_retention_days: number }>('GET', '/api/settings');
-  expect(s).toMatchObject({ strategy: 'priority', log_retention_days: 7 });
+  const s = await ccmesh.api<{ strategy: string; log_retention_days: number; listen: string }>('GET', '/api/settings');
+  expect(s).toMatchObject({ strategy: 'priority', log_retention_days: 7, listen: '127.0.0.1:4999' });
 
   await expect(page.getByTestId('claude-exports')).toContainText(`ANTHROPIC_BASE_URL=${ccmesh.base}`);
   await page.getByRole('button', { name: 'Show the change' }).click();

@@ -178,6 +178,8 @@ export interface StatPoint {
 export type Strategy = 'sticky' | 'priority' | 'round-robin';
 
 export interface Settings {
+  /** Address for the next start when --listen is not given; "" = default. */
+  listen: string;
   strategy: Strategy;
   breaker: { claude: BreakerParams; openai: BreakerParams };
   first_byte_timeout_ms: number;

@@ -70,10 +70,17 @@ export function SettingsPanel() {
       <form onSubmit={submit} className="settings-form" noValidate>
         {general && <p className="error" role="alert">{general}</p>}
         <div className="grid2">
-          {field('listen', t('settings.listen'), (id) => <input id={id} value={info?.listen ?? ''} readOnly aria-describedby={`${id}-hint`} />)}
+          {field('listen', t('settings.listen'), (id) => (
+            <input
+              id={id}
+              value={draft.listen ?? ''}
+              placeholder={info?.listen ?? '127.0.0.1:3457'}
+              onChange={(e) => setDraft({ ...draft, listen: e.target.value.trim() })}
+            />
+          ))}
           {field('data_dir', t('settings.dataDir'), (id) => <input id={id} value={info?.data_dir ?? ''} readOnly />)}
         </div>
-        <p className="muted">{t('settings.listenHint')}</p>
+        <p className="muted">{t('settings.listenHint', { running: info?.listen ?? '' })}</p>
         {field('strategy', t('settings.strategy'), (id) => (
           <select id={id} value={draft.strategy} onChange={(e) => setDraft({ ...draft, strategy: e.target.value as Strategy })}>
             {STRATEGIES.map((s) => (

@@ -166,7 +166,7 @@ const en = {
   settings: {
     heading: 'Settings',
     listen: 'Listen address',
-    listenHint: 'Change with --listen at start-up',
+    listenHint: 'Now listening on {{running}}. A new address applies at the next start; --listen at start-up wins over it.',
     dataDir: 'Data directory',
     strategy: 'Strategy',
     strategies: { sticky: 'sticky (keep prompt caches warm)', priority: 'priority (fail back to the first)', 'round-robin': 'round-robin' },

@@ -168,7 +168,7 @@ const zhCN: Strings = {
   settings: {
     heading: '设置',
     listen: '监听地址',
-    listenHint: '启动时用 --listen 修改',
+    listenHint: '当前监听 {{running}}。新地址在下次启动时生效；启动参数 --listen 优先。',
     dataDir: '数据目录',
     strategy: '策略',
     strategies: { sticky: '粘性（保持提示缓存）', priority: '优先级（回到第一个）', 'round-robin': '轮询' },
