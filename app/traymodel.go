@@ -44,12 +44,14 @@ func (a *App) TrayView() TrayView {
 	if !ok {
 		labels = trayWords["en"]
 	}
+	// The status line counts every endpoint, as the UI's header does
+	// (SPEC §15: healthy/total); the colour judges only the enabled ones.
+	hs := a.Health()
 	healthy, enabled := 0, 0
-	for _, h := range a.Health() {
-		if h.Status == "disabled" {
-			continue
+	for _, h := range hs {
+		if h.Status != "disabled" {
+			enabled++
 		}
-		enabled++
 		if h.Status == "healthy" {
 			healthy++
 		}
@@ -59,7 +61,7 @@ func (a *App) TrayView() TrayView {
 	if lang == "zh-CN" {
 		word = "健康"
 	}
-	v.Status = fmt.Sprintf("%s · %d/%d %s", a.opts.Listen, healthy, enabled, word)
+	v.Status = fmt.Sprintf("%s · %d/%d %s", a.opts.Listen, healthy, len(hs), word)
 	switch {
 	case v.Paused:
 		v.Overall = HealthPaused

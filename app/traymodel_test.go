@@ -19,11 +19,11 @@ func TestTrayView(t *testing.T) {
 		status  string
 		pause   string
 	}{
-		{"all healthy", func() {}, HealthAll, "127.0.0.1:3457 · 2/2 healthy", "Pause proxy"},
-		{"one open", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", a.ID), "") }, HealthSome, "127.0.0.1:3457 · 1/2 healthy", "Pause proxy"},
-		{"none healthy", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", b.ID), "") }, HealthNone, "127.0.0.1:3457 · 0/2 healthy", "Pause proxy"},
-		{"paused", func() { h.app.SetPaused(true) }, HealthPaused, "127.0.0.1:3457 · 0/2 healthy", "Pause proxy"},
-		{"chinese", func() { h.do("PUT", "/api/settings", `{"language":"zh-CN"}`) }, HealthPaused, "127.0.0.1:3457 · 0/2 健康", "暂停代理"},
+		{"all healthy", func() {}, HealthAll, "127.0.0.1:3457 · 2/3 healthy", "Pause proxy"},
+		{"one open", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", a.ID), "") }, HealthSome, "127.0.0.1:3457 · 1/3 healthy", "Pause proxy"},
+		{"none healthy", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", b.ID), "") }, HealthNone, "127.0.0.1:3457 · 0/3 healthy", "Pause proxy"},
+		{"paused", func() { h.app.SetPaused(true) }, HealthPaused, "127.0.0.1:3457 · 0/3 healthy", "Pause proxy"},
+		{"chinese", func() { h.do("PUT", "/api/settings", `{"language":"zh-CN"}`) }, HealthPaused, "127.0.0.1:3457 · 0/3 健康", "暂停代理"},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
