@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"time"
 
 	"github.com/ccmesh/ccmesh/proxy"
@@ -54,18 +53,12 @@ func LogRow(rec *proxy.Record) store.RequestLog {
 }
 
 // onLogsWritten runs on the log writer's goroutine after each batch: the
-// new rows go to the UI's live stream.
-func (a *App) onLogsWritten(ids []int64) {
+// new rows go to the UI's live stream as written, without reading them back.
+func (a *App) onLogsWritten(rows []store.RequestLog) {
 	if a.events.Subscribers() == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, id := range ids {
-		row, err := a.db.GetLog(ctx, id)
-		if err != nil {
-			continue // pruned meanwhile
-		}
+	for _, row := range rows {
 		a.events.Publish("log", row)
 	}
 }

@@ -27,9 +27,10 @@ type LogWriterOptions struct {
 	// 0 means 200ms.
 	FlushInterval time.Duration
 	// OnWrite, if set, is called from the writer's goroutine after each
-	// committed batch with the new rows' ids (to broadcast them). It must
-	// not block for long: the queue fills meanwhile.
-	OnWrite func(ids []int64)
+	// committed batch with the rows as written, IDs set (to broadcast them
+	// without reading them back). The slice is reused after the call
+	// returns. It must not block for long: the queue fills meanwhile.
+	OnWrite func(rows []RequestLog)
 	// Retention, if set, gives the current limits (rows, age; ≤ 0 is off),
 	// applied with Prune at start and every PruneInterval.
 	Retention func() (rows int, age time.Duration)
@@ -216,11 +217,7 @@ func (w *LogWriter) write(batch []RequestLog) {
 		return
 	}
 	if w.opts.OnWrite != nil {
-		ids := make([]int64, len(batch))
-		for i := range batch {
-			ids[i] = batch[i].ID
-		}
-		w.opts.OnWrite(ids)
+		w.opts.OnWrite(batch)
 	}
 }
 

@@ -50,7 +50,7 @@ func TestLogWriterBatching(t *testing.T) {
 		var batches [][]int64
 		w := NewLogWriter(db, LogWriterOptions{
 			BatchSize: 3, FlushInterval: 200 * time.Millisecond,
-			OnWrite: func(ids []int64) { mu.Lock(); batches = append(batches, ids); mu.Unlock() },
+			OnWrite: func(rows []RequestLog) { mu.Lock(); batches = append(batches, rowIDs(rows)); mu.Unlock() },
 		})
 		defer w.Close(context.Background())
 
@@ -92,7 +92,7 @@ func TestLogWriterBatching(t *testing.T) {
 func TestLogWriterEncodesJSON(t *testing.T) {
 	db := openTestDB(t)
 	var ids atomic.Int64
-	w := NewLogWriter(db, LogWriterOptions{OnWrite: func(got []int64) { ids.Store(got[0]) }})
+	w := NewLogWriter(db, LogWriterOptions{OnWrite: func(got []RequestLog) { ids.Store(got[0].ID) }})
 	w.Enqueue(RequestLog{
 		Routing: map[string]any{"candidates": []string{"alpha"}},
 		History: make(chan int), // cannot be marshalled: the row is kept without it
@@ -203,7 +203,7 @@ func TestLogWriterCloseFlushesQueue(t *testing.T) {
 	var written atomic.Int64
 	w := NewLogWriter(db, LogWriterOptions{
 		FlushInterval: time.Hour, // only Close can flush the partial batch
-		OnWrite:       func(ids []int64) { written.Add(int64(len(ids))) },
+		OnWrite:       func(rows []RequestLog) { written.Add(int64(len(rows))) },
 	})
 	const n = 1000
 	for i := range n {
@@ -275,4 +275,12 @@ func TestLogWriterRetention(t *testing.T) {
 			t.Errorf("rows after a minute = %d, want 1", rows)
 		}
 	})
+}
+
+func rowIDs(rows []RequestLog) []int64 {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return ids
 }
