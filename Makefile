@@ -44,7 +44,7 @@ test-e2e: build
 
 ## test-e2e-clients: Claude Code and the Anthropic/OpenAI SDKs (pinned in
 ## e2e/clients/package.json) through ccmesh against fake upstreams, in a
-## loopback-only network namespace (`unshare --net`, needs root) — issue 7 §1
+## loopback-only network namespace (`unshare --net`, needs root)
 test-e2e-clients: e2e/clients/node_modules/.installed
 	CGO_ENABLED=0 $(GO) build -o bin/ccmesh-e2e .
 	cd e2e/clients && CCMESH_BIN=$(CURDIR)/bin/ccmesh-e2e npm test
@@ -54,7 +54,7 @@ e2e/clients/node_modules/.installed: e2e/clients/package.json e2e/clients/packag
 	touch $@
 
 ## test-faults: the fault matrix and the kill -9 test against the real
-## binary (issue 7 §2) on their own; `make test` runs them in test-go
+## binary on their own; `make test` runs them in test-go
 test-faults:
 	$(GO) test -race -count=1 ./e2e/faults
 

@@ -185,7 +185,7 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		if updated, err = a.db.UpdateEndpoint(ctx, id, p); err != nil {
 			return err
 		}
-		// SPEC §3: a new key or URL is a new upstream; its old failures say
+		// docs/BEHAVIOUR.md#endpoints: a new key or URL is a new upstream; its old failures say
 		// nothing about it.
 		if before.APIKey != updated.APIKey || before.BaseURL != updated.BaseURL {
 			a.breakers.Get(id).ForceClose()
@@ -237,8 +237,8 @@ func (a *App) putIDs(set func(*store.DB, context.Context, []int64) error) func(h
 	}
 }
 
-// forceBreaker force-opens or force-closes an endpoint's breaker (SPEC
-// §7.5); the state and the audit entry are saved before the reply.
+// forceBreaker force-opens or force-closes an endpoint's breaker
+// (docs/BEHAVIOUR.md#manual-control); the state and the audit entry are saved before the reply.
 func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		e, err := a.pathEndpoint(r)

@@ -266,7 +266,7 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data); err != nil {
 			return false
 		}
-		_ = rc.Flush() // Wails' writer streams without being a Flusher (DESKTOP.md)
+		_ = rc.Flush() // Wails' writer streams without being a Flusher (docs/DESKTOP.md)
 		return true
 	}
 	for _, ev := range []struct {

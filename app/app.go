@@ -61,7 +61,7 @@ type App struct {
 	paused  atomic.Bool
 
 	// Transitions waiting to be persisted. Writes happen on persistLoop (or
-	// synchronously for admin actions), never on the request path (SPEC §7.6).
+	// synchronously for admin actions), never on the request path (docs/BEHAVIOUR.md#breaker-persistence).
 	pendMu  sync.Mutex
 	pending []breaker.Transition
 	pendSig chan struct{}

@@ -35,7 +35,7 @@ func overridesFrom(p store.BreakerParams) breaker.Overrides {
 }
 
 // breakerConfig turns the user's per-profile defaults into a breaker.Config;
-// parameters the user did not set keep SPEC §7.2's values.
+// parameters the user did not set keep docs/BEHAVIOUR.md#breaker-defaults's values.
 func breakerConfig(s store.Settings) breaker.Config {
 	return breaker.Config{
 		Claude: breaker.Resolve(breaker.Config{}, breaker.Claude, overridesFrom(s.Breaker.Claude)),
@@ -121,7 +121,7 @@ func snapshotFrom(r store.BreakerState) (breaker.Snapshot, error) {
 }
 
 // allowedHosts: a non-loopback listen address is also how clients reach
-// the proxy (SPEC §16 allows it only with a client token).
+// the proxy (docs/BEHAVIOUR.md#safety allows it only with a client token).
 func allowedHosts(listen string) []string {
 	if listen == "" || ListenerIsLoopback(listen) {
 		return nil

@@ -143,7 +143,7 @@ func (d *desktop) copy(text string) {
 }
 
 // quit stops through Wails (never systray.Quit, which would end Wails'
-// GTK loop under it: DESKTOP.md).
+// GTK loop under it: docs/DESKTOP.md).
 func (d *desktop) quit() {
 	d.once.Do(func() {
 		<-d.ready

@@ -11,7 +11,7 @@ import (
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
-// Health is one endpoint's row of GET /api/health (SPEC §12).
+// Health is one endpoint's row of GET /api/health (docs/BEHAVIOUR.md#health).
 type Health struct {
 	ID                  int64       `json:"id"`
 	Name                string      `json:"name"`
@@ -27,7 +27,7 @@ type Health struct {
 	LastTest            *TestResult `json:"last_test"`
 }
 
-// statusOf maps a breaker view to SPEC §12's words.
+// statusOf maps a breaker view to docs/BEHAVIOUR.md#health's words.
 func statusOf(enabled bool, v breaker.View) string {
 	switch {
 	case !enabled:
@@ -110,7 +110,7 @@ func (a *App) healthLoop(ctx context.Context) {
 	}
 }
 
-// endpointStats keeps the per-endpoint figures of SPEC §12 in memory, fed
+// endpointStats keeps the per-endpoint figures of docs/BEHAVIOUR.md#health in memory, fed
 // by the request log sink: success rate over the last hour (minute buckets)
 // and p50 latency over the latest successful attempts.
 type endpointStats struct {

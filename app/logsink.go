@@ -9,7 +9,7 @@ import (
 
 // logSink receives the proxy's per-request records: it updates the
 // in-memory health figures and queues the row for the batch writer. Both
-// are cheap and never wait (SPEC §11).
+// are cheap and never wait (docs/BEHAVIOUR.md#request-log).
 type logSink struct{ a *App }
 
 func (s logSink) Log(rec *proxy.Record) {

@@ -14,7 +14,7 @@ import (
 const ShutdownGrace = 30 * time.Second
 
 // Listen opens the proxy's port, refusing a non-loopback address unless a
-// client token is set (SPEC §16).
+// client token is set (docs/BEHAVIOUR.md#safety).
 func (a *App) Listen() (net.Listener, error) {
 	if !ListenerIsLoopback(a.opts.Listen) && a.state.Load().Settings.ClientToken == "" {
 		return nil, fmt.Errorf("refusing to listen on %s: a non-loopback address needs a client token "+

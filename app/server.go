@@ -47,7 +47,7 @@ func (a *App) Handler() http.Handler {
 
 // TrustedHandler serves the admin API without a token. It is only for the
 // desktop window's in-process asset server, which nothing outside the
-// window can reach (DESKTOP.md: those requests carry Host "wails").
+// window can reach (docs/DESKTOP.md: those requests carry Host "wails").
 func (a *App) TrustedHandler() http.Handler {
 	api := http.NewServeMux()
 	a.api(api)
@@ -64,7 +64,7 @@ func (a *App) proxyHandler() http.Handler {
 	})
 }
 
-// adminGuard applies SPEC §16 to the admin API: a loopback Host (DNS
+// adminGuard applies docs/BEHAVIOUR.md#safety to the admin API: a loopback Host (DNS
 // rebinding), no foreign browser Origin (a web page must not drive the
 // API), and the admin token as a Bearer header or the UI's cookie.
 func (a *App) adminGuard(next http.Handler) http.Handler {
@@ -92,7 +92,7 @@ func (a *App) allowedHost(host string) bool {
 	if proxy.IsLoopbackHost(host) {
 		return true
 	}
-	// Listening on another address (with a client token, SPEC §16) means
+	// Listening on another address (with a client token, docs/BEHAVIOUR.md#safety) means
 	// that address is how this server is reached.
 	return host == a.opts.Listen
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // startTray registers the tray with GTK's loop, which Wails runs; systray
-// must not run a loop of its own beside Wails (DESKTOP.md).
+// must not run a loop of its own beside Wails (docs/DESKTOP.md).
 func startTray(d *desktop) {
 	t := &tray{d: d}
 	systray.Register(t.onReady, nil)

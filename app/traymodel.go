@@ -11,7 +11,7 @@ import (
 // The tray's look is computed here, without GTK, so it is tested in the
 // plain build; tray.go (desktop tag) only draws it.
 
-// Overall health, which picks the tray icon's colour (SPEC §15).
+// Overall health, which picks the tray icon's colour (docs/BEHAVIOUR.md#tray).
 const (
 	HealthAll    = "all"    // every enabled endpoint healthy: green
 	HealthSome   = "some"   // some unhealthy or recovering: amber
@@ -45,7 +45,7 @@ func (a *App) TrayView() TrayView {
 		labels = trayWords["en"]
 	}
 	// The status line counts every endpoint, as the UI's header does
-	// (SPEC §15: healthy/total); the colour judges only the enabled ones.
+	// (docs/BEHAVIOUR.md#tray: healthy/total); the colour judges only the enabled ones.
 	hs := a.Health()
 	healthy, enabled := 0, 0
 	for _, h := range hs {

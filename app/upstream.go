@@ -15,7 +15,7 @@ import (
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// TestResult is the outcome of the Test action (SPEC §12).
+// TestResult is the outcome of the Test action (docs/BEHAVIOUR.md#health).
 type TestResult struct {
 	OK        bool      `json:"ok"`
 	Status    int       `json:"status"`

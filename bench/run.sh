@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh — ccmesh against a direct connection, a bare
-# httputil.ReverseProxy and nginx, on the same fake upstream and load
-# (issue 7 §3). `make bench` calls it; it writes docs/BENCHMARKS.md.
+# httputil.ReverseProxy and nginx, on the same fake upstream and load.
+# `make bench` calls it; it writes docs/BENCHMARKS.md.
 #
 # Layout on a 2-core machine: every target (the proxies and, for "direct",
 # a second upstream) runs pinned to core 1; the load generator and the

@@ -10,7 +10,7 @@ import (
 // deadline stays out before it is considered lost and released.
 const DefaultPermitTTL = 10 * time.Minute
 
-// Escalation of the Broken cooldown after repeated probe failures (§7.3).
+// Escalation of the Broken cooldown after repeated probe failures (docs/BEHAVIOUR.md#repeated-failure).
 const (
 	// reopensBeforeEscalation reopenings in a row keep the plain Timeout.
 	reopensBeforeEscalation = 3
@@ -211,7 +211,7 @@ func (b *Breaker) Allow(p Profile, deadline time.Time) (Permit, error) {
 	return permit, err
 }
 
-// Bypass takes a permit for an explicit request (SPEC §5.4): never refused,
+// Bypass takes a permit for an explicit request (docs/BEHAVIOUR.md#explicit-endpoint): never refused,
 // outcome still counted. In Closed it counts like any permit; in HalfOpen
 // it counts as a probe result without taking the probe slot; in Open only
 // the display counters (totals, window) change, and Open(Manual) never
@@ -338,7 +338,7 @@ func (b *Breaker) closedOutcome(st *Settings, o Outcome, now time.Time) notice {
 	return b.transition(Closed, CauseRequest, now)
 }
 
-// thresholdReached applies §7.1's two trip rules after a counted failure.
+// thresholdReached applies docs/BEHAVIOUR.md#breaker-states's two trip rules after a counted failure.
 // Only a failure can trip the breaker: the reason of the Open state is the
 // tripping failure's.
 func (b *Breaker) thresholdReached(st *Settings) bool {
@@ -406,7 +406,7 @@ func failureReason(r Reason) Reason {
 // cooldown is how long an Open state with reason lasts, computed when the
 // breaker opens, from the settings of the request that opened it.
 //
-// Broken escalates with b.reopens, the probe failures in a row (§7.3): the
+// Broken escalates with b.reopens, the probe failures in a row (docs/BEHAVIOUR.md#repeated-failure): the
 // first three reopenings keep Timeout, each further one doubles it, capped
 // at 16×: reopen #1..#3 → 1×, #4 → 2×, #5 → 4×, #6 → 8×, #7 and later → 16×.
 // A Retry-After is capped by MaxRateLimitTimeout; without one a rate limit

@@ -13,18 +13,18 @@ type Class struct {
 	RetryAfter time.Duration // for RateLimited, when the upstream gave one
 }
 
-// quotaHorizon splits §7.4's 429s: an explicit retry window shorter than
+// quotaHorizon splits docs/BEHAVIOUR.md#spent-quota's 429s: an explicit retry window shorter than
 // this is a rate limit even when the text mentions a quota (Gemini's
 // per-minute "exceeded your current quota" comes with a 30 s retryDelay).
 const quotaHorizon = time.Hour
 
-// Classify applies SPEC §7.4 to an upstream error (status among 400, 402,
+// Classify applies docs/BEHAVIOUR.md#spent-quota to an upstream error (status among 400, 402,
 // 403, 429), its headers and the first bytes of its body.
 //
 //   - 400, 402, 403: QuotaExhausted when the body, or a header whose name
 //     contains "error", says the credit, quota or billing is spent;
 //     otherwise ReasonNone — an ordinary bad request, and a plain 402 too:
-//     the attempt loop maps a plain 402 to QuotaExhausted itself (§6).
+//     the attempt loop maps a plain 402 to QuotaExhausted itself (docs/BEHAVIOUR.md#attempt-loop).
 //   - 429: QuotaExhausted when the text says so and no explicit retry
 //     window under an hour is given; otherwise RateLimited, with the
 //     retry time of the headers (see ParseRetryAfter) or of the body

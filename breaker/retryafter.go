@@ -36,7 +36,7 @@ func ParseRetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
 
 // explicitRetryAfter reads the headers that are an instruction to retry
 // later, as opposed to the reset headers that describe a rate-limit bucket
-// on every response; §7.4 tells quota from rate limit by the former.
+// on every response; docs/BEHAVIOUR.md#spent-quota tells quota from rate limit by the former.
 func explicitRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if d, ok := parseDecimal(h.Get("Retry-After-Ms"), time.Millisecond); ok {
 		return d, true

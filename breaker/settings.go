@@ -2,7 +2,7 @@ package breaker
 
 import "time"
 
-// Defaults returns SPEC §7.2's parameters for p. An unknown profile gets the
+// Defaults returns docs/BEHAVIOUR.md#breaker-defaults's parameters for p. An unknown profile gets the
 // Claude defaults, as Profile.String names it.
 //
 //	parameter             Claude  OpenAI

@@ -1,4 +1,4 @@
-// Package breaker is the per-endpoint circuit breaker of SPEC §7.
+// Package breaker is the per-endpoint circuit breaker of docs/BEHAVIOUR.md#circuit-breaker.
 //
 // It is pure: no I/O, no logging, no goroutines, no timers. Every transition
 // happens when a caller asks (Available, Allow, View) or reports (Permit.Done).
@@ -58,7 +58,7 @@ func (r Reason) String() string {
 	return "unknown"
 }
 
-// Profile selects the defaults of SPEC §7.2 by the inbound protocol of a request.
+// Profile selects the defaults of docs/BEHAVIOUR.md#breaker-defaults by the inbound protocol of a request.
 type Profile uint8
 
 const (
@@ -159,7 +159,7 @@ type Snapshot struct {
 	Until               time.Time // end of the Open cooldown; zero unless Open
 	ConsecutiveFailures int
 	HalfOpenSuccesses   int
-	Reopens             int // probe failures in a row (§7.3 escalation)
+	Reopens             int // probe failures in a row (docs/BEHAVIOUR.md#repeated-failure escalation)
 }
 
 // Transition is passed to the Set's OnTransition callback, outside any lock.

@@ -2,7 +2,7 @@ package breaker
 
 import "time"
 
-// windowSeconds is the span of the error-rate window of SPEC §7.1.
+// windowSeconds is the span of the error-rate window of docs/BEHAVIOUR.md#breaker-states.
 const windowSeconds = 60
 
 // window counts samples over the last 60 s in one bucket per second. It is a

@@ -11,7 +11,7 @@ import (
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
-// action is what the attempt loop does after one attempt (SPEC §6).
+// action is what the attempt loop does after one attempt (docs/BEHAVIOUR.md#attempt-loop).
 type action uint8
 
 const (
@@ -38,7 +38,7 @@ func failure(r breaker.Reason) breaker.Outcome {
 	return breaker.Outcome{Kind: breaker.Failure, Reason: r}
 }
 
-// runAttempts is the attempt loop of SPEC §6 over cands, which are in
+// runAttempts is the attempt loop of docs/BEHAVIOUR.md#attempt-loop over cands, which are in
 // routable-list order. It walks the candidates once from the strategy's
 // starting point, giving each at most two attempts in a row, within the
 // budget of max(1, 2×candidates) (3 on one endpoint when explicit).
@@ -97,7 +97,7 @@ func (q *request) runAttempts(cands []*endpoint) bool {
 }
 
 // permit takes the breaker permit for one attempt: explicit requests skip
-// the breaker's verdict but still report to it (SPEC §5.4).
+// the breaker's verdict but still report to it (docs/BEHAVIOUR.md#explicit-endpoint).
 func (q *request) permit(e *endpoint) (breaker.Permit, error) {
 	cfg := &q.snap.cfg
 	// A permit whose request never reports must not wedge a HalfOpen
@@ -116,7 +116,7 @@ func (q *request) permit(e *endpoint) (breaker.Permit, error) {
 
 const permitGrace = 10 * time.Minute
 
-// startPos picks where the walk over cands starts (SPEC §5.5).
+// startPos picks where the walk over cands starts (docs/BEHAVIOUR.md#rotation).
 func (q *request) startPos(cands []*endpoint, cursor int64) int {
 	n := int64(len(q.snap.lists[q.proto]))
 	if q.explicit != nil || n == 0 {
@@ -203,7 +203,7 @@ func outcomeName(k breaker.Kind) string {
 	return "neutral"
 }
 
-// neutralStatus are the 4xx of SPEC §6 that are the request's own fault.
+// neutralStatus are the 4xx of docs/BEHAVIOUR.md#attempt-loop that are the request's own fault.
 func neutralStatus(code int) bool {
 	switch code {
 	case 400, 405, 406, 413, 414, 415, 422:
@@ -212,7 +212,7 @@ func neutralStatus(code int) bool {
 	return false
 }
 
-// classify applies SPEC §6's table (first matching row wins) to an
+// classify applies docs/BEHAVIOUR.md#attempt-loop's table (first matching row wins) to an
 // upstream status with its headers and decoded body.
 func classify(status int, h http.Header, body []byte, keyInjected bool) result {
 	now := time.Now()
@@ -250,7 +250,7 @@ func classify(status int, h http.Header, body []byte, keyInjected bool) result {
 
 // exhausted answers when the loop ends without a response: the last
 // upstream error in the client's shape with the failover history, or 429
-// with Retry-After when every attempt was rate limited (SPEC §6).
+// with Retry-After when every attempt was rate limited (docs/BEHAVIOUR.md#attempt-loop).
 func (q *request) exhausted(cands []*endpoint) {
 	atts := q.rec.Attempts
 	status := atts[len(atts)-1].Status

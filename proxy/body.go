@@ -213,7 +213,7 @@ func (s *scanner) container(open byte, depth int) error {
 }
 
 // readBody reads the whole body, at most limit bytes; tooLarge reports a
-// body past the limit (SPEC §10: 413 before any upstream).
+// body past the limit (docs/BEHAVIOUR.md#headers: 413 before any upstream).
 func readBody(r io.Reader, contentLength, limit int64) (b []byte, tooLarge bool, err error) {
 	if contentLength > limit {
 		return nil, true, nil

@@ -9,7 +9,7 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
-// TestClassificationTable drives every row of SPEC §6's table through the
+// TestClassificationTable drives every row of docs/BEHAVIOUR.md#attempt-loop's table through the
 // real server, non-streamed and streamed: endpoint a answers the row's
 // fault, endpoint b is healthy.
 func TestClassificationTable(t *testing.T) {

@@ -13,14 +13,14 @@ import (
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
-// Protocols an endpoint may speak (SPEC §3).
+// Protocols an endpoint may speak (docs/BEHAVIOUR.md#endpoints).
 const (
 	ProtoAnthropic       = "anthropic"
 	ProtoOpenAIChat      = "openai-chat"
 	ProtoOpenAIResponses = "openai-responses"
 )
 
-// Strategies of SPEC §5.
+// Strategies of docs/BEHAVIOUR.md#routing.
 const (
 	StrategySticky     = "sticky"
 	StrategyPriority   = "priority"
@@ -58,10 +58,10 @@ type Config struct {
 	Strategy                      string        // "sticky" (default) | "priority" | "round-robin"
 	FirstByteTimeout, IdleTimeout time.Duration // defaults 60s / 90s
 	MaxBody                       int64         // default 64 MiB
-	ClientToken                   string        // optional (SPEC §16)
+	ClientToken                   string        // optional (docs/BEHAVIOUR.md#safety)
 	AllowedHosts                  []string      // Host values accepted besides loopback names (a non-loopback --listen)
-	RateLimitWait                 time.Duration // SPEC §8 budget, default 5s
-	RetryDelay                    time.Duration // SPEC §6 same-endpoint retry delay, default 300ms
+	RateLimitWait                 time.Duration // docs/BEHAVIOUR.md#rate-limit-wait budget, default 5s
+	RetryDelay                    time.Duration // docs/BEHAVIOUR.md#attempt-loop same-endpoint retry delay, default 300ms
 }
 
 // endpoint is an Endpoint compiled for the request path.
@@ -83,11 +83,11 @@ type mapping struct {
 }
 
 // snapshot is an immutable compiled Config; a request keeps the one it
-// started with, so edits never change a request midway (SPEC §3).
+// started with, so edits never change a request midway (docs/BEHAVIOUR.md#endpoints).
 type snapshot struct {
 	cfg    Config
 	byName map[string]*endpoint
-	// lists[p] is protocol p's routable list (SPEC §5.1), in order.
+	// lists[p] is protocol p's routable list (docs/BEHAVIOUR.md#routable-list), in order.
 	lists    [numProtocols][]*endpoint
 	strategy string
 	// invalid records endpoints that could not be compiled, for the log.
@@ -246,7 +246,7 @@ func (e *endpoint) mapModel(model string) string {
 	return model
 }
 
-// upstreamURL joins base_url and the inbound path (SPEC §3).
+// upstreamURL joins base_url and the inbound path (docs/BEHAVIOUR.md#endpoints).
 func (e *endpoint) upstreamURL(path, rawQuery string) string {
 	if e.dropV1 {
 		path = strings.TrimPrefix(path, "/v1")

@@ -14,7 +14,7 @@ import (
 )
 
 // decodeBody undoes Content-Encoding on a copy of a body so ccmesh can read
-// it (SPEC §10: Claude Code asks for gzip, br and zstd). The client still
+// it (docs/BEHAVIOUR.md#headers: Claude Code asks for gzip, br and zstd). The client still
 // gets the raw bytes. Undecodable input is returned as it is: a garbled
 // head in the log beats losing the attempt.
 func decodeBody(encoding string, raw []byte, limit int64) []byte {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// errShape is the error format of the inbound protocol (SPEC §4).
+// errShape is the error format of the inbound protocol (docs/BEHAVIOUR.md#inbound-api).
 type errShape uint8
 
 const (
@@ -115,7 +115,7 @@ func writeError(w http.ResponseWriter, shape errShape, status int, msg string) {
 	_, _ = w.Write(b) // a client that left cannot be told anything
 }
 
-// setCCMeshHeaders sets SPEC §6's headers, present on every response.
+// setCCMeshHeaders sets docs/BEHAVIOUR.md#attempt-loop's headers, present on every response.
 func setCCMeshHeaders(h http.Header, endpoint string, attempts int) {
 	h.Set("X-Ccmesh-Endpoint", endpoint)
 	h.Set("X-Ccmesh-Attempts", strconv.Itoa(attempts))

@@ -14,7 +14,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, status int, msg string) 
 }
 
 // NewUpstreamRequest builds a request to endpoint e the way the proxy
-// forwards one: SPEC §3's URL rule and the endpoint's auth. The admin
+// forwards one: docs/BEHAVIOUR.md#endpoints's URL rule and the endpoint's auth. The admin
 // actions Test and Fetch models use it.
 func NewUpstreamRequest(ctx context.Context, e Endpoint, method, path string, body io.Reader) (*http.Request, error) {
 	ce, err := compileEndpoint(e)

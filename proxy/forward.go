@@ -100,7 +100,7 @@ func removeHopHeaders(h http.Header) {
 	}
 }
 
-// upstreamHeader applies SPEC §10: everything end-to-end is kept, the
+// upstreamHeader applies docs/BEHAVIOUR.md#headers: everything end-to-end is kept, the
 // client's credentials and ccmesh's own headers are not, the endpoint's key
 // is added.
 func (q *request) upstreamHeader(e *endpoint) http.Header {
@@ -115,7 +115,7 @@ func (q *request) upstreamHeader(e *endpoint) http.Header {
 		}
 	}
 	// Without a key of its own the endpoint gets the client's auth, unless
-	// that auth is ccmesh's client token, which never leaves (SPEC §16).
+	// that auth is ccmesh's client token, which never leaves (docs/BEHAVIOUR.md#safety).
 	if e.APIKey != "" || q.snap.cfg.ClientToken != "" {
 		h.Del("X-Api-Key")
 		h.Del("Authorization")

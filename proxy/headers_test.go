@@ -8,7 +8,7 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
-// TestForwardedHeaders: SPEC §10 on what an upstream receives.
+// TestForwardedHeaders: docs/BEHAVIOUR.md#headers on what an upstream receives.
 func TestForwardedHeaders(t *testing.T) {
 	clientHeaders := []string{
 		"x-api-key", "client-key",
@@ -137,7 +137,7 @@ func TestEncodedErrorBodies(t *testing.T) {
 	}
 }
 
-// TestGuards: SPEC §16's Host, Origin and client token checks.
+// TestGuards: docs/BEHAVIOUR.md#safety's Host, Origin and client token checks.
 func TestGuards(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -20,7 +20,7 @@ import (
 
 // TestConcurrentStreams: 200 concurrent streaming requests over 3
 // endpoints, one failing at random in every way a stream can fail. Each
-// request ends as SPEC §6/§9 say, and no goroutine is left behind.
+// request ends as docs/BEHAVIOUR.md#attempt-loop/docs/BEHAVIOUR.md#streaming say, and no goroutine is left behind.
 func TestConcurrentStreams(t *testing.T) {
 	before := runtime.NumGoroutine()
 	good := proxytest.AnthropicStream(7, 8, "one ", "two ", "three")

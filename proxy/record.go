@@ -10,7 +10,7 @@ import (
 // request path calls it (the app queues the record for its batch writer).
 type LogSink interface{ Log(rec *Record) }
 
-// Stream end states (SPEC §11).
+// Stream end states (docs/BEHAVIOUR.md#request-log).
 const (
 	StreamComplete      = "complete"
 	StreamUpstreamError = "upstream_error"
@@ -22,7 +22,7 @@ const (
 // nothing is written to the client.
 const StatusClientGone = 499
 
-// Record is one client request for the request log (SPEC §11). The proxy
+// Record is one client request for the request log (docs/BEHAVIOUR.md#request-log). The proxy
 // fills plain fields only; the app marshals Routing and Attempts off the
 // request path.
 type Record struct {
@@ -54,7 +54,7 @@ type Routing struct {
 	Strategy   string      `json:"strategy"`
 	Candidates []Candidate `json:"candidates"`
 	Excluded   []Excluded  `json:"excluded"`
-	// Waited is how long the request waited for a rate limit to end (§8).
+	// Waited is how long the request waited for a rate limit to end (docs/BEHAVIOUR.md#rate-limit-wait).
 	WaitedMs int64 `json:"waited_ms,omitempty"`
 }
 

@@ -98,7 +98,7 @@ func (q *request) clientGone(err error) {
 	}
 }
 
-// resolveExplicit applies SPEC §5.4: header > @name/model > query. The
+// resolveExplicit applies docs/BEHAVIOUR.md#explicit-endpoint: header > @name/model > query. The
 // @name/ prefix is stripped and ccmesh_endpoint removed whichever way won.
 func (q *request) resolveExplicit() (status int, msg string) {
 	q.model = q.info.model
@@ -158,8 +158,8 @@ func dropQueryParam(raw, key string) string {
 	return strings.Join(kept, "&")
 }
 
-// route computes the candidates of SPEC §5.2 and, when there are none,
-// answers per §5.3 and §8 (waiting while everything is rate limited).
+// route computes the candidates of docs/BEHAVIOUR.md#candidates and, when there are none,
+// answers per docs/BEHAVIOUR.md#no-candidates and docs/BEHAVIOUR.md#rate-limit-wait (waiting while everything is rate limited).
 // ok is false when the response was written.
 func (q *request) route() (cands []*endpoint, ok bool) {
 	cfg := &q.snap.cfg

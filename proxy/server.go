@@ -1,6 +1,6 @@
 // Package proxy is ccmesh's inbound HTTP side: routing over endpoints, the
 // attempt loop with failover, error classification, SSE streaming and the
-// request log record (SPEC §4–§6, §8–§11, §16).
+// request log record (docs/BEHAVIOUR.md#inbound-api–docs/BEHAVIOUR.md#attempt-loop, docs/BEHAVIOUR.md#rate-limit-wait–docs/BEHAVIOUR.md#request-log, docs/BEHAVIOUR.md#safety).
 package proxy
 
 import (
@@ -36,7 +36,7 @@ type Server struct {
 	log       zerolog.Logger
 	transport http.RoundTripper
 	snap      atomic.Pointer[snapshot]
-	// cursors are the per-protocol rotation cursors of SPEC §5.5, indexes
+	// cursors are the per-protocol rotation cursors of docs/BEHAVIOUR.md#rotation, indexes
 	// into the protocol's routable list (taken modulo its current length so
 	// they survive edits).
 	cursors [numProtocols]atomic.Int64
@@ -61,7 +61,7 @@ func New(opts Options) *Server {
 // NewTransport is the default upstream transport, tuned for a local proxy:
 // HTTP/1.1 and HTTP/2, a keep-alive pool large enough for bursts of
 // Claude Code sub-agents, no transparent decompression (success bodies
-// pass through as they came, SPEC §10) and no proxy taken from the
+// pass through as they came, docs/BEHAVIOUR.md#headers) and no proxy taken from the
 // environment: a stray HTTPS_PROXY must not silently reroute API keys.
 // Users who need an outbound proxy pass their own Transport.
 func NewTransport() *http.Transport {
@@ -156,7 +156,7 @@ func routeProtocol(path string) (int, bool) {
 	return 0, false
 }
 
-// guard applies SPEC §16's Host and Origin checks; it returns why the
+// guard applies docs/BEHAVIOUR.md#safety's Host and Origin checks; it returns why the
 // request is refused, or "". Besides loopback names, allowed lists the
 // Host values a non-loopback listener is reached by.
 func guard(r *http.Request, allowed []string) string {

@@ -27,7 +27,7 @@ func (c responseController) flush() {
 	_ = c.rc.Flush()
 }
 
-// evKind is what an SSE event means for the prelude hold (SPEC §9).
+// evKind is what an SSE event means for the prelude hold (docs/BEHAVIOUR.md#streaming).
 type evKind uint8
 
 const (
@@ -185,7 +185,7 @@ func classifyChatEvent(data []byte) evKind {
 	return evPrelude
 }
 
-// stream passes an SSE response through event by event (SPEC §9). The
+// stream passes an SSE response through event by event (docs/BEHAVIOUR.md#streaming). The
 // opening metadata is held until the first content event so that an
 // upstream dying before it fails over invisibly; firstByte, still
 // running, bounds that hold.

@@ -190,7 +190,7 @@ func TestPreludeStall(t *testing.T) {
 	})
 }
 
-// TestRateLimitWait: SPEC §8 when every candidate is Open(RateLimited).
+// TestRateLimitWait: docs/BEHAVIOUR.md#rate-limit-wait when every candidate is Open(RateLimited).
 func TestRateLimitWait(t *testing.T) {
 	limited := jsonResp(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}`, "Retry-After", "2")
 	tests := []struct {
@@ -324,7 +324,7 @@ func TestBreakerOutcomes(t *testing.T) {
 }
 
 // TestHalfOpenProbeTaken: while another request holds a recovering
-// endpoint's single probe, a request waits (SPEC §8) instead of failing,
+// endpoint's single probe, a request waits (docs/BEHAVIOUR.md#rate-limit-wait) instead of failing,
 // and is served once the probe is free again.
 func TestHalfOpenProbeTaken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -103,7 +103,7 @@ func prepareFile(path string) (created bool, err error) {
 // loses nothing committed and the file never corrupts; only a power loss or
 // OS crash may roll back the last few commits (the WAL is fsynced at
 // checkpoints). FULL would fsync the WAL on every log batch for no gain
-// against the failure SPEC §17 names (the process dying).
+// against the failure docs/BEHAVIOUR.md#bad-input-and-faults names (the process dying).
 //
 // _txlock=immediate makes BEGIN take the write lock at once, so two writers
 // queue on busy_timeout instead of one failing with SQLITE_BUSY when it
@@ -141,7 +141,7 @@ func (db *DB) init(ctx context.Context, created bool) error {
 		return err
 	}
 	// An existing file may have been made by hand or an older build with a
-	// wider mode; it holds API keys (SPEC §16).
+	// wider mode; it holds API keys (docs/BEHAVIOUR.md#safety).
 	if err := os.Chmod(db.path, 0o600); err != nil {
 		return fmt.Errorf("set mode 0600 on %s: %w", db.path, err)
 	}

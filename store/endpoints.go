@@ -63,7 +63,7 @@ func getEndpoint(ctx context.Context, q queryer, id int64) (Endpoint, error) {
 	return e, err
 }
 
-// CreateEndpoint validates p, fills SPEC §3's defaults for what p leaves
+// CreateEndpoint validates p, fills docs/BEHAVIOUR.md#endpoints's defaults for what p leaves
 // out, and stores the endpoint. A rejected input is a *ValidationError.
 func (db *DB) CreateEndpoint(ctx context.Context, p EndpointPatch) (Endpoint, error) {
 	var out Endpoint

@@ -115,7 +115,7 @@ func scanLog(s scanner) (RequestLog, error) {
 
 // Stats counts requests and errors per minute and final endpoint since the
 // given time, oldest minute first. An error is a status ≥ 400 or a stream
-// that did not end "complete" (SPEC §11: a stream broken after a 200 is not
+// that did not end "complete" (docs/BEHAVIOUR.md#request-log: a stream broken after a 200 is not
 // a success). Requests that reached no endpoint are counted under
 // EndpointID 0.
 func (db *DB) Stats(ctx context.Context, since time.Time) ([]StatPoint, error) {

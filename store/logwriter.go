@@ -56,7 +56,7 @@ func (o *LogWriterOptions) setDefaults() {
 }
 
 // LogWriter writes request logs in batches on its own goroutine, so that
-// the request path only ever does a non-blocking channel send (SPEC §11).
+// the request path only ever does a non-blocking channel send (docs/BEHAVIOUR.md#request-log).
 type LogWriter struct {
 	db   *DB
 	opts LogWriterOptions

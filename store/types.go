@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Protocols and auth modes an endpoint may have (SPEC §3).
+// Protocols and auth modes an endpoint may have (docs/BEHAVIOUR.md#endpoints).
 const (
 	ProtocolAnthropic       = "anthropic"
 	ProtocolOpenAIChat      = "openai-chat"
@@ -38,7 +38,7 @@ type Endpoint struct {
 
 // EndpointPatch is the input of CreateEndpoint and UpdateEndpoint, decoded
 // straight from the admin API's JSON. Nil fields are left out: on create they
-// take SPEC §3's defaults, on update they keep the stored value.
+// take docs/BEHAVIOUR.md#endpoints's defaults, on update they keep the stored value.
 type EndpointPatch struct {
 	Name             *string            `json:"name"`
 	BaseURL          *string            `json:"base_url"`
@@ -54,7 +54,7 @@ type EndpointPatch struct {
 	BreakerOverrides *BreakerParams     `json:"breaker_overrides"`
 }
 
-// BreakerParams are optional breaker parameters with SPEC §7.2's names; used
+// BreakerParams are optional breaker parameters with docs/BEHAVIOUR.md#breaker-defaults's names; used
 // for per-endpoint overrides and for the per-profile defaults in Settings.
 // Nil means "not set here".
 type BreakerParams struct {
@@ -106,7 +106,7 @@ func DefaultSettings() Settings {
 	}
 }
 
-// BreakerState is a breaker's persisted state (SPEC §7.6).
+// BreakerState is a breaker's persisted state (docs/BEHAVIOUR.md#breaker-persistence).
 type BreakerState struct {
 	EndpointID          int64     `json:"endpoint_id"`
 	State               string    `json:"state"`  // closed | open | half_open
@@ -119,7 +119,7 @@ type BreakerState struct {
 	UpdatedAt           time.Time `json:"updated_at"`
 }
 
-// BreakerEvent is one row of the breaker audit trail (SPEC §7.5).
+// BreakerEvent is one row of the breaker audit trail (docs/BEHAVIOUR.md#manual-control).
 type BreakerEvent struct {
 	ID         int64     `json:"id"`
 	At         time.Time `json:"at"`
@@ -131,7 +131,7 @@ type BreakerEvent struct {
 	Reason     string    `json:"reason"`
 }
 
-// RequestLog is one client request (SPEC §11). Routing and Attempts are
+// RequestLog is one client request (docs/BEHAVIOUR.md#request-log). Routing and Attempts are
 // marshalled to JSON by the log writer (off the request path); rows read
 // back carry them as json.RawMessage.
 type RequestLog struct {

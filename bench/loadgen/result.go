@@ -36,7 +36,7 @@ type Result struct {
 	// NotAlone counts events that reached the client in the same read as
 	// the event before them although sent at least half an interval
 	// later; PreludeNotAlone is the part of it where the earlier event was
-	// message_start (ccmesh holds it back by design, SPEC §9).
+	// message_start (ccmesh holds it back by design, docs/BEHAVIOUR.md#streaming).
 	NotAlone        int `json:"not_alone"`
 	PreludeNotAlone int `json:"prelude_not_alone"`
 

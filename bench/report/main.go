@@ -1,6 +1,6 @@
 // Command report turns bench/run.sh's raw results into docs/BENCHMARKS.md:
 // medians over rounds, latency added over a direct connection, ratios to
-// the bare ReverseProxy, and the issue 7 targets marked met or not met.
+// the bare ReverseProxy, and the targets marked met or not met.
 package main
 
 import (
@@ -150,7 +150,7 @@ Ratios (ccmesh ÷ baseline) compare added latencies from the same run.
   start; "first content" is the delay of ` + "`content_block_start`" + `. An event is
   **not alone** when it arrived in the same read as the event before it
   although sent ≥ 10 ms later (held back or coalesced). ccmesh holds
-  ` + "`message_start`" + ` until the first content event by design (SPEC §9, so a
+  ` + "`message_start`" + ` until the first content event by design (docs/BEHAVIOUR.md#streaming, so a
   stream that dies in its prelude fails over invisibly); that share is
   counted separately as "prelude".
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// check is one target of issue 7 §3.
+// check is one performance target (see bench/NOTES.md).
 type check struct {
 	what   string
 	got    float64
@@ -41,7 +41,7 @@ func ratioCheck(rs runs, what, test string, m func(result) float64, limit float6
 }
 
 func writeTargets(b *strings.Builder, rs runs) {
-	b.WriteString("## Targets (issue 7 §3)\n\n| target | ccmesh | limit | verdict | detail |\n|---|---:|---|---|---|\n")
+	b.WriteString("## Targets\n\n| target | ccmesh | limit | verdict | detail |\n|---|---:|---|---|---|\n")
 	var cs []check
 	cs = append(cs,
 		ratioCheck(rs, "added p50, c=1 (÷ baseline)", "latency", p50, 1.2),

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// testBreakerThroughProxy drives SPEC §7's state machine through the real
+// testBreakerThroughProxy drives docs/BEHAVIOUR.md#circuit-breaker's state machine through the real
 // binary with request sequences: the error-rate trip, HalfOpen back to
-// Closed after success_threshold probes, and §6's Retry-After of an
+// Closed after success_threshold probes, and docs/BEHAVIOUR.md#attempt-loop's Retry-After of an
 // all-429 answer from several endpoints.
 func testBreakerThroughProxy(t *testing.T, bin string) {
 	c := startCCMesh(t, bin)
@@ -32,7 +32,7 @@ func testBreakerThroughProxy(t *testing.T, bin string) {
 			}
 		}
 		if h := c.health(t, name); h.State != "open" {
-			t.Errorf("after 13 failures in 15 requests the breaker is %s with %d consecutive failures; SPEC §7.1: error rate ≥ 0.7 over ≥ 15 samples opens it",
+			t.Errorf("after 13 failures in 15 requests the breaker is %s with %d consecutive failures; docs/BEHAVIOUR.md#breaker-states: error rate ≥ 0.7 over ≥ 15 samples opens it",
 				h.State, h.ConsecutiveFailures)
 		}
 	})
@@ -63,7 +63,7 @@ func testBreakerThroughProxy(t *testing.T, bin string) {
 		}
 		r := send(t.Context(), c.http, c.url(""), model, false)
 		if r.status != http.StatusTooManyRequests {
-			t.Fatalf("status %d, want 429 (SPEC §6: every attempt ended in 429); body %s", r.status, r.body)
+			t.Fatalf("status %d, want 429 (docs/BEHAVIOUR.md#attempt-loop: every attempt ended in 429); body %s", r.status, r.body)
 		}
 		got, err := strconv.Atoi(r.header.Get("Retry-After"))
 		if err != nil || got < 6 || got > 8 {

@@ -231,7 +231,7 @@ func (c *ccmesh) addEndpoint(t *testing.T, e endpointSpec) endpointRow {
 	return row
 }
 
-// healthRow is one endpoint of GET /api/health (SPEC §12).
+// healthRow is one endpoint of GET /api/health (docs/BEHAVIOUR.md#health).
 type healthRow struct {
 	ID                  int64  `json:"id"`
 	Name                string `json:"name"`
@@ -255,7 +255,7 @@ func (c *ccmesh) health(t *testing.T, name string) healthRow {
 	return healthRow{}
 }
 
-// logRow is a request log row with its failover history (SPEC §11).
+// logRow is a request log row with its failover history (docs/BEHAVIOUR.md#request-log).
 type logRow struct {
 	ID         int64        `json:"id"`
 	ModelAsked string       `json:"model_asked"`
@@ -282,7 +282,7 @@ type attemptRow struct {
 }
 
 // waitLogs polls until n log rows for model exist (the writer is
-// asynchronous, SPEC §11) and returns them newest first, with history.
+// asynchronous, docs/BEHAVIOUR.md#request-log) and returns them newest first, with history.
 func (c *ccmesh) waitLogs(t *testing.T, model string, n int) []logRow {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

@@ -177,7 +177,7 @@ func messageText(body []byte) (string, error) {
 	return m.Content[0].Text, nil
 }
 
-// claudeError decodes ccmesh's Claude-shaped error body (SPEC §4).
+// claudeError decodes ccmesh's Claude-shaped error body (docs/BEHAVIOUR.md#inbound-api).
 func claudeError(body []byte) (typ, msg string, err error) {
 	var e struct {
 		Type  string `json:"type"`

@@ -33,7 +33,7 @@ type crashEndpoint struct {
 // testKillUnderLoad kills ccmesh with SIGKILL while requests
 // and an endpoint edit are in flight, then restarts it on the same data
 // dir: the database must open cleanly and every endpoint edit and breaker
-// state made before the kill must be back (SPEC §7.6, §17).
+// state made before the kill must be back (docs/BEHAVIOUR.md#breaker-persistence, docs/BEHAVIOUR.md#bad-input-and-faults).
 func testKillUnderLoad(t *testing.T, bin string) {
 	c := startCCMesh(t, bin)
 	c.setTimeouts(t, firstByteTimeout, idleTimeout)
@@ -210,7 +210,7 @@ func compareEndpoints(t *testing.T, before, after []endpointRow) {
 }
 
 // compareHealth: every breaker has the state and reason it had, and no
-// cooldown is longer than before the kill (SPEC §7.6: a restart neither
+// cooldown is longer than before the kill (docs/BEHAVIOUR.md#breaker-persistence: a restart neither
 // forgets a broken endpoint nor extends its cooldown).
 func compareHealth(t *testing.T, before, after []healthRow) {
 	t.Helper()

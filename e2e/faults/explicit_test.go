@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// testExplicitEndpoint covers SPEC §5.4 and §6 for a request that names its
+// testExplicitEndpoint covers docs/BEHAVIOUR.md#explicit-endpoint and docs/BEHAVIOUR.md#attempt-loop for a request that names its
 // endpoint: it skips the breaker and the model filter, gets 3 attempts on
 // that endpoint alone, still counts in its breaker, and an unknown or
 // disabled name is a 400, never a silent fallback.

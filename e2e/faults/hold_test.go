@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// testStreamHold covers the edges of SPEC §9's prelude hold: it is bounded
+// testStreamHold covers the edges of docs/BEHAVIOUR.md#streaming's prelude hold: it is bounded
 // by the first-byte timeout even while the upstream sends keep-alive pings,
 // and any content_block_start — thinking included — ends it, so thinking
 // longer than the first-byte timeout is never cut.

@@ -15,7 +15,7 @@ import (
 // only after the client has acknowledged the one before.
 const lockstepDeltas = 5
 
-// testEventByEvent checks SPEC §9's "each event is flushed to the client at
+// testEventByEvent checks docs/BEHAVIOUR.md#streaming's "each event is flushed to the client at
 // once": the upstream sends the next delta only after the client has read
 // the previous one through ccmesh, so any buffering in ccmesh stalls the
 // exchange and the upstream reports which delta never arrived. No clock
@@ -63,7 +63,7 @@ func testEventByEvent(t *testing.T, bin string) {
 		if err != nil {
 			select {
 			case i := <-missed:
-				t.Fatalf("delta %d did not reach the client within 5 s of its flush upstream: ccmesh buffered it (SPEC §9)", i)
+				t.Fatalf("delta %d did not reach the client within 5 s of its flush upstream: ccmesh buffered it (docs/BEHAVIOUR.md#streaming)", i)
 			default:
 				t.Fatalf("stream ended after %d of %d deltas: %v", got, lockstepDeltas, err)
 			}

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Short timeouts keep the matrix fast (SPEC §9's defaults are 60/90 s).
+// Short timeouts keep the matrix fast (docs/BEHAVIOUR.md#streaming's defaults are 60/90 s).
 const (
 	firstByteTimeout = 500 * time.Millisecond
 	idleTimeout      = 500 * time.Millisecond
@@ -33,7 +33,7 @@ type breakerWant struct {
 	retryMin, retryMax time.Duration // retry_in_ms bounds, checked when state is open
 }
 
-// want is what SPEC says one cell ends in.
+// want is what docs/BEHAVIOUR.md says one cell ends in.
 type want struct {
 	statuses   []int  // the last request's status: any of these
 	answer     answer // what its body is
@@ -62,7 +62,7 @@ type faultCase struct {
 	want     func(stream, second bool) want
 }
 
-// retryable is SPEC §6's 5xx/transport/first-byte-timeout row: the same
+// retryable is docs/BEHAVIOUR.md#attempt-loop's 5xx/transport/first-byte-timeout row: the same
 // endpoint once more after 300 ms, then the next; Broken.
 func retryable(noneStatuses []int, aHits int64) func(stream, second bool) want {
 	return func(stream, second bool) want {
@@ -77,7 +77,7 @@ func retryable(noneStatuses []int, aHits int64) func(stream, second bool) want {
 	}
 }
 
-// nextAtOnce is SPEC §6's 429/quota/401 rows: the next endpoint at once,
+// nextAtOnce is docs/BEHAVIOUR.md#attempt-loop's 429/quota/401 rows: the next endpoint at once,
 // no second try on A. Without B the client gets A's status.
 func nextAtOnce(noneStatus int, a breakerWant) func(stream, second bool) want {
 	return func(stream, second bool) want {
@@ -91,7 +91,7 @@ func nextAtOnce(noneStatus int, a breakerWant) func(stream, second bool) want {
 	}
 }
 
-// brokenAfterStart is SPEC §9's "once content reached the client there is
+// brokenAfterStart is docs/BEHAVIOUR.md#streaming's "once content reached the client there is
 // no failover": the client keeps A's 200, the breaker counts a failure.
 func brokenAfterStart(streamEnd string) func(stream, second bool) want {
 	return func(stream, second bool) want {
@@ -129,8 +129,8 @@ func faultCases() []faultCase {
 		{name: "stall mid-stream", fault: stallMidStream, want: brokenAfterStart("idle_timeout")},
 		{name: "cut mid-stream", fault: cutMidStream, want: brokenAfterStart("upstream_error")},
 		{name: "5xx burst", fault: status500, requests: burstRequests, want: burstWant},
-		// SPEC §9: a 200 whose stream starts with an error event is a failed
-		// attempt like a 529 before the response (§6's 5xx row).
+		// docs/BEHAVIOUR.md#streaming: a 200 whose stream starts with an error event is a failed
+		// attempt like a 529 before the response (docs/BEHAVIOUR.md#attempt-loop's 5xx row).
 		// Without B the stream case may answer 529 or 502: the upstream's
 		// status was a 200, so "the last upstream error" is open to reading.
 		{name: "overloaded (529 / error event first)", fault: overloaded, want: retryable([]int{529, http.StatusBadGateway}, 2)},
@@ -138,7 +138,7 @@ func faultCases() []faultCase {
 		{name: "429 without Retry-After", fault: status429, want: with429},
 		{name: "quota 429", fault: quota429,
 			want: nextAtOnce(http.StatusTooManyRequests, openFor("quota_exhausted", 50*time.Minute, time.Hour))},
-		// SPEC §10: the error body must be readable whatever the client's
+		// docs/BEHAVIOUR.md#headers: the error body must be readable whatever the client's
 		// accept-encoding (the matrix sends Claude Code's).
 		{name: "quota 429, gzip-encoded body", fault: quota429Gzip,
 			want: nextAtOnce(http.StatusTooManyRequests, openFor("quota_exhausted", 50*time.Minute, time.Hour))},
@@ -150,7 +150,7 @@ func faultCases() []faultCase {
 }
 
 // stallBeforeContentWant: a stream stalled in its prelude fails over
-// invisibly (SPEC §9, hold bounded by the first-byte timeout, retried like
+// invisibly (docs/BEHAVIOUR.md#streaming, hold bounded by the first-byte timeout, retried like
 // one); a non-stream 200 whose body stalls is already the client's.
 func stallBeforeContentWant(stream, second bool) want {
 	if !stream {
@@ -161,7 +161,7 @@ func stallBeforeContentWant(stream, second bool) want {
 
 // A 5xx burst: with B, sticky routing leaves A after its two failures and
 // the next requests start on B; without B, four requests of two failures
-// reach Claude's failure_threshold of 8 and the fifth finds A open (§5.3).
+// reach Claude's failure_threshold of 8 and the fifth finds A open (docs/BEHAVIOUR.md#no-candidates).
 func burstRequests(second bool) int {
 	if second {
 		return 4
@@ -181,7 +181,7 @@ func burstWant(stream, second bool) want {
 func with429RetryAfter(stream, second bool) want {
 	w := nextAtOnce(http.StatusTooManyRequests, openFor("rate_limited", 25*time.Second, 30*time.Second))(stream, second)
 	if !second {
-		w.retryAfter = []int{25, 30} // SPEC §6: all attempts 429 → Retry-After of the earliest free
+		w.retryAfter = []int{25, 30} // docs/BEHAVIOUR.md#attempt-loop: all attempts 429 → Retry-After of the earliest free
 	}
 	return w
 }
@@ -194,7 +194,7 @@ func with429(stream, second bool) want {
 	return w
 }
 
-// cancelWant: the client went away — stop at once, neutral (SPEC §6), 499.
+// cancelWant: the client went away — stop at once, neutral (docs/BEHAVIOUR.md#attempt-loop), 499.
 func cancelWant(stream, second bool) want {
 	end := ""
 	if stream {
@@ -208,7 +208,7 @@ func cancelWant(stream, second bool) want {
 // second endpoint, none} against one ccmesh. Cells are isolated by model:
 // each cell's endpoints serve only that cell's model, and each cell adds
 // its endpoints at the end of the list, where the sticky cursor reaches
-// them first (SPEC §5).
+// them first (docs/BEHAVIOUR.md#routing).
 func testFaultMatrix(t *testing.T, bin string) {
 	c := startCCMesh(t, bin)
 	c.setTimeouts(t, firstByteTimeout, idleTimeout)
@@ -296,7 +296,7 @@ func (x *cell) checkReply(t *testing.T, w want, stream bool, r reply) {
 		t.Fatalf("client status = %d, want one of %v; body: %s", r.status, w.statuses, r.body)
 	}
 	if got := r.header.Get("X-Ccmesh-Attempts"); got != strconv.Itoa(w.attempts) {
-		t.Errorf("x-ccmesh-attempts = %q, want %d (SPEC §6)", got, w.attempts)
+		t.Errorf("x-ccmesh-attempts = %q, want %d (docs/BEHAVIOUR.md#attempt-loop)", got, w.attempts)
 	}
 	switch w.answer {
 	case fromB:
@@ -328,7 +328,7 @@ func (x *cell) checkFromB(t *testing.T, stream bool, w want, r reply) {
 	}
 	evs := parseSSE(r.body)
 	if got := streamText(evs); got != answerText(x.bName) {
-		t.Errorf("streamed text = %q, want %q; A's prelude or content must not leak (SPEC §9)", got, answerText(x.bName))
+		t.Errorf("streamed text = %q, want %q; A's prelude or content must not leak (docs/BEHAVIOUR.md#streaming)", got, answerText(x.bName))
 	}
 	if got := countEvents(evs, "message_start"); got != 1 {
 		t.Errorf("message_start events = %d, want 1 (a held prelude of A must not reach the client)", got)
@@ -361,7 +361,7 @@ func (x *cell) checkBrokenA(t *testing.T, stream bool, r reply) {
 	}
 	last := evs[len(evs)-1]
 	if last.name != "error" {
-		t.Fatalf("last event = %q, want an `event: error` (SPEC §9); body:\n%s", last.name, r.body)
+		t.Fatalf("last event = %q, want an `event: error` (docs/BEHAVIOUR.md#streaming); body:\n%s", last.name, r.body)
 	}
 	typ, _, err := claudeError([]byte(last.data))
 	if err != nil {
@@ -379,14 +379,14 @@ func (x *cell) checkErrorBody(t *testing.T, w want, r reply) {
 		t.Fatalf("client error body: %v", err)
 	}
 	if !strings.Contains(msg, x.aName) {
-		t.Errorf("error message %q does not name the endpoint tried (%s); SPEC §4/§6 want the failover history", msg, x.aName)
+		t.Errorf("error message %q does not name the endpoint tried (%s); docs/BEHAVIOUR.md#inbound-api/docs/BEHAVIOUR.md#attempt-loop want the failover history", msg, x.aName)
 	}
 	if w.retryAfter == nil {
 		return
 	}
 	ra, err := strconv.Atoi(r.header.Get("Retry-After"))
 	if err != nil || ra < w.retryAfter[0] || ra > w.retryAfter[1] {
-		t.Errorf("Retry-After = %q, want seconds in [%d, %d] (SPEC §6)", r.header.Get("Retry-After"), w.retryAfter[0], w.retryAfter[1])
+		t.Errorf("Retry-After = %q, want seconds in [%d, %d] (docs/BEHAVIOUR.md#attempt-loop)", r.header.Get("Retry-After"), w.retryAfter[0], w.retryAfter[1])
 	}
 }
 
@@ -425,7 +425,7 @@ func (x *cell) checkLog(t *testing.T, w want, stream bool, row logRow) {
 		t.Errorf("log client_gone = %v, want %v", gotGone, w.answer == gone)
 	}
 	if w.answer == fromB && (row.TokensIn != 7 || row.TokensOut != 4) {
-		t.Errorf("log tokens in/out = %d/%d, want the upstream's usage 7/4 (SPEC §11)", row.TokensIn, row.TokensOut)
+		t.Errorf("log tokens in/out = %d/%d, want the upstream's usage 7/4 (docs/BEHAVIOUR.md#request-log)", row.TokensIn, row.TokensOut)
 	}
 	if w.answer == brokenA && row.Error == "" {
 		t.Errorf("log row of a response that broke after its 200 has no error text")
@@ -488,14 +488,14 @@ func (x *cell) checkUpstreams(t *testing.T, w want, f fault) {
 	}
 	if x.a.hits.Load() > 0 && f != refused {
 		if got := x.a.key(); got != x.aKey {
-			t.Errorf("A got x-api-key %q, want the endpoint's own key (SPEC §10)", got)
+			t.Errorf("A got x-api-key %q, want the endpoint's own key (docs/BEHAVIOUR.md#headers)", got)
 		}
 	}
 	if f == slowForCancel {
 		select {
 		case <-x.a.canceled:
 		case <-time.After(5 * time.Second):
-			t.Errorf("A's request was not cancelled within 5 s of the client going away (SPEC §6: release everything)")
+			t.Errorf("A's request was not cancelled within 5 s of the client going away (docs/BEHAVIOUR.md#attempt-loop: release everything)")
 		}
 	}
 }

@@ -91,7 +91,7 @@ func sendChat(ctx context.Context, hc *http.Client, base, model string, stream b
 	return reply{status: resp.StatusCode, header: resp.Header, body: b, readErr: rerr}
 }
 
-// openAIError decodes ccmesh's OpenAI-shaped error (SPEC §4).
+// openAIError decodes ccmesh's OpenAI-shaped error (docs/BEHAVIOUR.md#inbound-api).
 func openAIError(b []byte) (string, error) {
 	var e struct {
 		Error struct {
@@ -107,7 +107,7 @@ func openAIError(b []byte) (string, error) {
 
 // testOpenAIChatFaults runs the OpenAI side of the matrix where it differs
 // from Claude's: the error shapes, the [DONE]-less cut stream, and the
-// OpenAI breaker profile (failure_threshold 4, SPEC §7.2).
+// OpenAI breaker profile (failure_threshold 4, docs/BEHAVIOUR.md#breaker-defaults).
 func testOpenAIChatFaults(t *testing.T, bin string) {
 	c := startCCMesh(t, bin)
 	c.setTimeouts(t, firstByteTimeout, idleTimeout)
@@ -191,7 +191,7 @@ func wantOpenAIError(status int) func(t *testing.T, r reply, aName string) {
 }
 
 // wantChatErrorChunk: content already reached the client, so no failover;
-// the stream ends with an OpenAI-style error chunk and no [DONE] (SPEC §9).
+// the stream ends with an OpenAI-style error chunk and no [DONE] (docs/BEHAVIOUR.md#streaming).
 func wantChatErrorChunk(t *testing.T, r reply, aName string) {
 	t.Helper()
 	if r.status != 200 {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// testAllRateLimited covers SPEC §8: when the only candidate
+// testAllRateLimited covers docs/BEHAVIOUR.md#rate-limit-wait: when the only candidate
 // is Open(RateLimited), ccmesh waits inside the gateway (up to 5 s) for the
 // cooldown to end instead of failing at once; past the budget it answers
 // 429 with Retry-After; a client that leaves ends the wait at once.
@@ -28,7 +28,7 @@ func testAllRateLimited(t *testing.T, bin string) {
 		// then goes to A as its HalfOpen probe.
 		{name: "cooldown within the budget", retryAfter: 1, wantStatus: 200, wantState: "half_open"},
 		// 30 s is past the 5 s budget: 429 with the remaining cooldown
-		// (whether ccmesh first waits out its budget SPEC leaves open).
+		// (whether ccmesh first waits out its budget is not pinned here).
 		{name: "cooldown past the budget", retryAfter: 30, wantStatus: 429, wantRetry: [2]int{20, 30}, wantState: "open"},
 		// A 3 s cooldown would be waited for; the client leaves after 300 ms.
 		{name: "client leaves during the wait", retryAfter: 3, clientWait: 300 * time.Millisecond, wantState: "open"},
@@ -62,7 +62,7 @@ func testAllRateLimited(t *testing.T, bin string) {
 				// The cooldown had 2.7 s to go: a wait that ended with the
 				// client is far shorter.
 				if rows[0].DurationMs >= 2000 {
-					t.Errorf("the request lasted %d ms after its client left at 300 ms; SPEC §8: the wait ends at once", rows[0].DurationMs)
+					t.Errorf("the request lasted %d ms after its client left at 300 ms; docs/BEHAVIOUR.md#rate-limit-wait: the wait ends at once", rows[0].DurationMs)
 				}
 			}
 			if h := c.health(t, name); h.State != tc.wantState {
@@ -85,11 +85,11 @@ func checkWaitReply(t *testing.T, wantStatus int, wantRetry [2]int, r reply, too
 			t.Fatalf("second request: status %d body %s, want A's answer after the wait", r.status, r.body)
 		}
 		if took < 500*time.Millisecond {
-			t.Errorf("answered after %s: SPEC §8 wants the request to wait for the cooldown (≈1 s)", took)
+			t.Errorf("answered after %s: docs/BEHAVIOUR.md#rate-limit-wait wants the request to wait for the cooldown (≈1 s)", took)
 		}
 	case 429:
 		if r.status != 429 {
-			t.Fatalf("second request: status %d, want 429 after the 5 s budget (SPEC §8); body %s", r.status, r.body)
+			t.Fatalf("second request: status %d, want 429 after the 5 s budget (docs/BEHAVIOUR.md#rate-limit-wait); body %s", r.status, r.body)
 		}
 		ra, err := strconv.Atoi(r.header.Get("Retry-After"))
 		if err != nil || ra < wantRetry[0] || ra > wantRetry[1] {

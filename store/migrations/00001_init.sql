@@ -4,7 +4,7 @@
 
 CREATE TABLE endpoints (
     id                INTEGER PRIMARY KEY,
-    -- BINARY collation: names are unique case-sensitively, as SPEC §3 says.
+    -- BINARY collation: names are unique case-sensitively, as docs/BEHAVIOUR.md#endpoints says.
     name              TEXT    NOT NULL UNIQUE,
     base_url          TEXT    NOT NULL,
     api_key           TEXT    NOT NULL DEFAULT '',
@@ -33,7 +33,7 @@ CREATE TABLE meta (
     value TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- SPEC §7.6. Goes with its endpoint.
+-- docs/BEHAVIOUR.md#breaker-persistence. Goes with its endpoint.
 CREATE TABLE breaker_state (
     endpoint_id          INTEGER PRIMARY KEY REFERENCES endpoints(id) ON DELETE CASCADE,
     state                TEXT    NOT NULL,
@@ -46,7 +46,7 @@ CREATE TABLE breaker_state (
     updated_at           INTEGER NOT NULL
 );
 
--- SPEC §7.5 audit trail. No foreign key: the trail outlives a deleted
+-- docs/BEHAVIOUR.md#manual-control audit trail. No foreign key: the trail outlives a deleted
 -- endpoint, which is why the name is kept beside the id.
 CREATE TABLE breaker_events (
     id          INTEGER PRIMARY KEY,

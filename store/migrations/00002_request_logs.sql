@@ -1,5 +1,5 @@
 -- +goose Up
--- SPEC §11: one row per client request, written in batches by LogWriter.
+-- docs/BEHAVIOUR.md#request-log: one row per client request, written in batches by LogWriter.
 -- endpoint_id/endpoint are the final endpoint (0/'' when none was chosen);
 -- no foreign key, so logs outlive a deleted endpoint.
 CREATE TABLE request_logs (

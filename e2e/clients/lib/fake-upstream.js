@@ -10,7 +10,7 @@ export const Fault = Object.freeze({
   status500: 'status500', // an Anthropic/OpenAI-shaped 500
   reset: 'reset', // the connection is destroyed before any header
   dieAfterMessageStart: 'dieAfterMessageStart', // 200, message_start, then the socket dies
-  creditTooLow: 'creditTooLow', // Anthropic's spent-credit 400 (SPEC §7.4)
+  creditTooLow: 'creditTooLow', // Anthropic's spent-credit 400 (docs/BEHAVIOUR.md#spent-quota)
   unauthorized: 'unauthorized', // 401: the endpoint's key is wrong
 });
 

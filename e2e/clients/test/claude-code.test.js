@@ -1,5 +1,5 @@
 // Claude Code (the real CLI, pinned in package.json) through ccmesh, fully
-// offline (CLIENTS.md): answers, invisible failover and a tool round trip.
+// offline (docs/BEHAVIOUR.md#what-clients-send): answers, invisible failover and a tool round trip.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -32,7 +32,7 @@ after(async () => {
 
 /**
  * runClaude runs `claude -p prompt --output-format json` against baseURL
- * with a fresh HOME and only the environment CLIENTS.md names. It never
+ * with a fresh HOME and only the environment docs/BEHAVIOUR.md#what-clients-send names. It never
  * throws for the CLI's own failures: the caller asserts on the result.
  */
 async function runClaude(baseURL, prompt, extraArgs = [], extraEnv = {}) {
@@ -112,7 +112,7 @@ test('claude -p answers through ccmesh', async () => {
   const first = await startUpstream('first');
   try {
     await withMesh([{ name: 'first', up: first }], async (mesh) => {
-      // With both set, Claude Code sends both headers (CLIENTS.md); neither may leave ccmesh.
+      // With both set, Claude Code sends both headers (docs/BEHAVIOUR.md#what-clients-send); neither may leave ccmesh.
       const run = await runClaude(mesh.url, 'say hello', [], { ANTHROPIC_AUTH_TOKEN: 'client-bearer-ccmesh-must-drop' });
       assertAnswered(run, answerOf('first'));
       const turns = first.requests.filter((r) => r.path.startsWith('/v1/messages'));
@@ -137,9 +137,9 @@ test('claude -p answers through ccmesh', async () => {
 });
 
 // With the first endpoint failing each way the issue names (and the two
-// 4xx that SPEC §6 also fails over on), Claude Code still gets the second
-// endpoint's answer and sees no error (SPEC §6, §7.4, §9). The history is
-// what §6 prescribes: a 5xx, reset or prelude death gets the same endpoint
+// 4xx that docs/BEHAVIOUR.md#attempt-loop also fails over on), Claude Code still gets the second
+// endpoint's answer and sees no error (docs/BEHAVIOUR.md#attempt-loop, docs/BEHAVIOUR.md#spent-quota, docs/BEHAVIOUR.md#streaming). The history is
+// what docs/BEHAVIOUR.md#attempt-loop prescribes: a 5xx, reset or prelude death gets the same endpoint
 // once more, a spent-credit 400 or an injected key's 401 moves on at once.
 const FAILOVERS = [
   { fault: Fault.status500, history: ['first:failure', 'first:failure', 'second:success'] },

@@ -1,6 +1,6 @@
 // The Anthropic and OpenAI TypeScript SDKs (pinned in package.json) through
 // ccmesh, streamed and not, including an endpoint pinned with `@name/model`
-// and with the x-ccmesh-endpoint header (SPEC §4, §5.4, §6, §10).
+// and with the x-ccmesh-endpoint header (docs/BEHAVIOUR.md#inbound-api, docs/BEHAVIOUR.md#explicit-endpoint, docs/BEHAVIOUR.md#attempt-loop, docs/BEHAVIOUR.md#headers).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';

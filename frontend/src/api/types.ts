@@ -1,4 +1,4 @@
-// Types of the admin API (issue 2 §5). Field names mirror the JSON exactly
+// Types of the admin API (docs/BEHAVIOUR.md#admin-api). Field names mirror the JSON exactly
 // (snake_case, durations in *_ms) so no mapping layer can drift.
 
 /** Database ids are integers in the API. */

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { HealthStatus } from '../api/types';
 
-/** The health word; colour only repeats it (SPEC §12, issue 5). */
+/** The health word; colour only repeats it (docs/BEHAVIOUR.md#health). */
 export function StatusBadge({ status }: { status: HealthStatus }) {
   const { t } = useTranslation();
   return (
