@@ -51,8 +51,8 @@ func proxyConfig(eps []store.Endpoint, s store.Settings, listen string) proxy.Co
 			Name:          e.Name,
 			BaseURL:       e.BaseURL,
 			APIKey:        e.APIKey,
-			Protocol:      e.Protocol,
-			Auth:          e.Auth,
+			Protocol:      proxy.Protocol(e.Protocol),
+			Auth:          proxy.AuthMode(e.Auth),
 			Models:        e.Models,
 			ModelMap:      e.ModelMap,
 			Enabled:       e.Enabled,
@@ -63,7 +63,7 @@ func proxyConfig(eps []store.Endpoint, s store.Settings, listen string) proxy.Co
 	}
 	return proxy.Config{
 		Endpoints:        out,
-		Strategy:         s.Strategy,
+		Strategy:         proxy.Strategy(s.Strategy),
 		FirstByteTimeout: time.Duration(s.FirstByteTimeoutMs) * time.Millisecond,
 		IdleTimeout:      time.Duration(s.IdleTimeoutMs) * time.Millisecond,
 		MaxBody:          s.MaxBodyBytes,

@@ -3,6 +3,7 @@ package app
 import (
 	"time"
 
+	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -15,10 +16,10 @@ type logSink struct{ a *App }
 func (s logSink) Log(rec *proxy.Record) {
 	for i := range rec.Attempts {
 		at := &rec.Attempts[i]
-		if at.Outcome == "neutral" || at.EndpointID == 0 {
+		if at.Outcome == breaker.Neutral || at.EndpointID == 0 {
 			continue
 		}
-		s.a.stats.observe(at.EndpointID, at.StartedAt, at.Outcome == "success",
+		s.a.stats.observe(at.EndpointID, at.StartedAt, at.Outcome == breaker.Success,
 			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
 	}
 	s.a.logw.Enqueue(LogRow(rec))
@@ -29,7 +30,7 @@ func (s logSink) Log(rec *proxy.Record) {
 func LogRow(rec *proxy.Record) store.RequestLog {
 	return store.RequestLog{
 		At:             rec.Time,
-		Protocol:       rec.Protocol,
+		Protocol:       string(rec.Protocol),
 		Path:           rec.Path,
 		ModelAsked:     rec.ModelAsked,
 		ModelForwarded: rec.ModelForwarded,
@@ -41,7 +42,7 @@ func LogRow(rec *proxy.Record) store.RequestLog {
 		DurationMs:     rec.DurationMs,
 		TTFBMs:         rec.TTFBMs,
 		Stream:         rec.Stream,
-		StreamEnd:      rec.StreamEnd,
+		StreamEnd:      string(rec.StreamEnd),
 		TokensIn:       rec.TokensIn,
 		TokensOut:      rec.TokensOut,
 		SentUpstream:   rec.SentUpstream,

@@ -1,7 +1,6 @@
 package breaker
 
 import (
-	"net/http"
 	"testing"
 	"time"
 )
@@ -50,15 +49,5 @@ func BenchmarkView(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = br.View(now)
-	}
-}
-
-func BenchmarkClassify(b *testing.B) {
-	h := http.Header{"Retry-After": {"12"}, "Content-Type": {"application/json"}}
-	body := []byte(anthropicCredit)
-	now := time.Now()
-	b.ReportAllocs()
-	for b.Loop() {
-		Classify(http.StatusBadRequest, h, body, now)
 	}
 }

@@ -7,6 +7,7 @@ package breaker
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -207,3 +208,54 @@ var (
 	// probe permit is taken.
 	ErrProbeInFlight = errors.New("breaker: half-open probe in flight")
 )
+
+// The words of State, Reason, Kind and Cause are what the request log, the
+// admin API and the database hold; MarshalText and UnmarshalText make them
+// the values' one spelling.
+
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+func (s *State) UnmarshalText(b []byte) error {
+	return parseWord(b, s, "state", Closed, Open, HalfOpen)
+}
+
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+func (r *Reason) UnmarshalText(b []byte) error {
+	return parseWord(b, r, "reason", ReasonNone, Broken, RateLimited, QuotaExhausted, Manual)
+}
+
+func (k Kind) String() string {
+	switch k {
+	case Success:
+		return "success"
+	case Failure:
+		return "failure"
+	case Neutral:
+		return "neutral"
+	}
+	return "unknown"
+}
+
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+func (k *Kind) UnmarshalText(b []byte) error {
+	return parseWord(b, k, "outcome", Success, Failure, Neutral)
+}
+
+func (c Cause) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+func (c *Cause) UnmarshalText(b []byte) error {
+	return parseWord(b, c, "cause", CauseRequest, CauseForceOpen, CauseForceClose, CauseRestore)
+}
+
+// parseWord sets *dst to the value of values whose String is b.
+func parseWord[T fmt.Stringer](b []byte, dst *T, what string, values ...T) error {
+	for _, v := range values {
+		if v.String() == string(b) {
+			*dst = v
+			return nil
+		}
+	}
+	return fmt.Errorf("breaker: unknown %s %q", what, b)
+}

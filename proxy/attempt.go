@@ -11,37 +11,29 @@ import (
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
-// action is what the attempt loop does after one attempt (docs/BEHAVIOUR.md#attempt-loop).
-type action uint8
-
-const (
-	actDone  action = iota // a response was written to the client
-	actRetry               // 5xx/408/transport: the same endpoint once more, then the next
-	actNext                // the next endpoint at once
-	actStop                // the client went away: stop, count nothing
-)
-
-// result is one attempt's classification.
+// result is one attempt's verdict with what the log says about it.
 type result struct {
-	act        action
-	outcome    breaker.Outcome
-	status     int
-	errType    string
-	msg        string
-	bodyHead   string
-	retryAfter time.Duration
+	verdict
+	status   int
+	msg      string
+	bodyHead string
 }
 
-var neutral = breaker.Outcome{Kind: breaker.Neutral}
-
-func failure(r breaker.Reason) breaker.Outcome {
-	return breaker.Outcome{Kind: breaker.Failure, Reason: r}
+// attempt is one attempt's working state. The failover history entry
+// (Attempt) is written from it; the loop reads it back for the rate-limit
+// answer (retryAt).
+type attempt struct {
+	e     *endpoint
+	start time.Time
+	res   result
+	// retryAt is when the endpoint's 429 said to come back; zero if none.
+	retryAt time.Time
 }
 
-// runAttempts is the attempt loop of docs/BEHAVIOUR.md#attempt-loop over cands, which are in
-// routable-list order. It walks the candidates once from the strategy's
-// starting point, giving each at most two attempts in a row, within the
-// budget of max(1, 2×candidates) (3 on one endpoint when explicit).
+// runAttempts is the attempt loop over cands, which are in routable-list
+// order. It walks the candidates once from the strategy's starting point,
+// giving each at most two attempts in a row (three when the request named
+// its endpoint), within the budget of max(1, 2×candidates).
 //
 // It reports false, having written nothing, when every candidate's breaker
 // refused a permit before any attempt (another request took a HalfOpen
@@ -51,49 +43,69 @@ func (q *request) runAttempts(cands []*endpoint) bool {
 	if q.explicit != nil {
 		budget = 3
 	}
-	seen := q.s.cursors[q.proto].Load()
+	seen := q.s.cursors[q.pi].Load()
 	pos := q.startPos(cands, seen)
-	ctx := q.r.Context()
-	for visited := 0; visited < len(cands) && q.rec.AttemptCount < budget; visited++ {
+	for visited := 0; visited < len(cands) && len(q.attempts) < budget; visited++ {
 		e := cands[pos]
-		failed := false // the loop leaves e because it failed (not because its breaker refused)
-		for tries := 0; q.rec.AttemptCount < budget; tries++ {
-			if tries > 0 {
-				if err := sleepCtx(ctx, q.snap.cfg.RetryDelay); err != nil {
-					q.clientGone(err)
-					return true
-				}
+		switch q.visit(e, budget) {
+		case visitDone:
+			return true
+		case visitFailed:
+			if q.explicit == nil {
+				seen = q.leave(e, seen)
 			}
-			permit, err := q.permit(e)
-			if err != nil {
-				q.s.log.Debug().Str("endpoint", e.Name).Err(err).Msg("breaker refused a candidate")
-				break
-			}
-			res := q.attempt(e, permit)
-			failed = true
-			switch res.act {
-			case actDone:
-				return true
-			case actStop:
-				q.clientGone(nil)
-				return true
-			case actRetry:
-				if tries == 0 || (q.explicit != nil) {
-					continue
-				}
-			}
-			break
-		}
-		if failed && q.explicit == nil {
-			seen = q.leave(e, seen)
 		}
 		pos = (pos + 1) % len(cands)
 	}
-	if len(q.rec.Attempts) == 0 {
+	if len(q.attempts) == 0 {
 		return false
 	}
 	q.exhausted(cands)
 	return true
+}
+
+// visitEnd is how the loop's stay on one endpoint ended.
+type visitEnd uint8
+
+const (
+	visitDone    visitEnd = iota // answered, or the client left: the request is over
+	visitFailed                  // the endpoint failed: move on, and the cursor past it
+	visitRefused                 // its breaker refused a permit: move on
+)
+
+// visit makes one attempt on e, and one more after RetryDelay when the
+// first asks for a retry (any number, within the budget, for an explicit
+// endpoint).
+func (q *request) visit(e *endpoint, budget int) visitEnd {
+	for tries := 0; len(q.attempts) < budget; tries++ {
+		if tries > 0 {
+			if err := sleepCtx(q.r.Context(), q.snap.cfg.RetryDelay); err != nil {
+				q.clientGone(err)
+				return visitDone
+			}
+		}
+		permit, err := q.permit(e)
+		if err != nil {
+			q.s.log.Debug().Str("endpoint", e.Name).Err(err).Msg("breaker refused a candidate")
+			if tries == 0 {
+				return visitRefused
+			}
+			return visitFailed
+		}
+		switch q.try(e, permit) {
+		case actDone:
+			return visitDone
+		case actStop:
+			q.clientGone(nil)
+			return visitDone
+		case actRetry:
+			if tries == 0 || q.explicit != nil {
+				continue
+			}
+		}
+		return visitFailed
+	}
+	return visitFailed
 }
 
 // permit takes the breaker permit for one attempt: explicit requests skip
@@ -118,7 +130,7 @@ const permitGrace = 10 * time.Minute
 
 // startPos picks where the walk over cands starts (docs/BEHAVIOUR.md#rotation).
 func (q *request) startPos(cands []*endpoint, cursor int64) int {
-	n := int64(len(q.snap.lists[q.proto]))
+	n := int64(len(q.snap.lists[q.pi]))
 	if q.explicit != nil || n == 0 {
 		return 0
 	}
@@ -127,7 +139,7 @@ func (q *request) startPos(cands []*endpoint, cursor int64) int {
 	case StrategyPriority:
 		return 0
 	case StrategyRoundRobin:
-		at = (q.s.cursors[q.proto].Add(1) - 1) % n
+		at = (q.s.cursors[q.pi].Add(1) - 1) % n
 	default:
 		at = cursor % n
 	}
@@ -146,106 +158,49 @@ func (q *request) leave(e *endpoint, seen int64) int64 {
 	if q.snap.strategy != StrategySticky {
 		return seen
 	}
-	next := int64((e.listIndex + 1) % len(q.snap.lists[q.proto]))
-	if q.s.cursors[q.proto].CompareAndSwap(seen, next) {
+	next := int64((e.listIndex + 1) % len(q.snap.lists[q.pi]))
+	if q.s.cursors[q.pi].CompareAndSwap(seen, next) {
 		return next
 	}
-	return q.s.cursors[q.proto].Load()
+	return q.s.cursors[q.pi].Load()
 }
 
-// attempt runs one attempt on e, reports its outcome to the permit and
+// try runs one attempt on e, reports its outcome to the permit and
 // appends it to the failover history.
-func (q *request) attempt(e *endpoint, permit breaker.Permit) result {
-	start := time.Now()
+func (q *request) try(e *endpoint, permit breaker.Permit) action {
+	at := attempt{e: e, start: time.Now()}
 	q.rec.AttemptCount++
 	q.rec.EndpointID, q.rec.Endpoint = e.ID, e.Name
 	q.rec.TokensIn, q.rec.TokensOut = 0, 0
-	res := q.forward(e)
-	if res.act == actStop {
-		res.outcome = neutral
+	at.res = q.forward(e)
+	if at.res.act == actStop {
+		at.res.outcome = neutral
 	}
-	permit.Done(res.outcome)
-	a := Attempt{
+	permit.Done(at.res.outcome)
+	end := time.Now()
+	if ra := at.res.retryAfter; ra > 0 {
+		at.retryAt = end.Add(ra)
+	}
+	q.attempts = append(q.attempts, at)
+	q.rec.Attempts = append(q.rec.Attempts, Attempt{
 		EndpointID:     e.ID,
 		Endpoint:       e.Name,
-		ErrorType:      res.errType,
-		Status:         res.status,
-		Message:        res.msg,
-		BodyHead:       res.bodyHead,
-		StartedAt:      start,
-		DurationMs:     time.Since(start).Milliseconds(),
-		BreakerCounted: res.outcome.Kind != breaker.Neutral,
-		Outcome:        outcomeName(res.outcome.Kind),
-	}
-	if res.retryAfter > 0 {
-		if q.retryAfters == nil {
-			q.retryAfters = map[int]time.Duration{}
-		}
-		q.retryAfters[len(q.rec.Attempts)] = res.retryAfter
-	}
-	q.rec.Attempts = append(q.rec.Attempts, a)
-	if res.act != actDone && res.act != actStop {
+		ErrorType:      at.res.errType,
+		Status:         at.res.status,
+		Message:        at.res.msg,
+		BodyHead:       at.res.bodyHead,
+		StartedAt:      at.start,
+		DurationMs:     end.Sub(at.start).Milliseconds(),
+		BreakerCounted: at.res.outcome.Kind != breaker.Neutral,
+		Outcome:        at.res.outcome.Kind,
+	})
+	if at.res.act != actDone && at.res.act != actStop {
 		// The message may quote the upstream's body: it goes to the request
 		// log only, never to the process log.
 		q.s.log.Debug().Str("endpoint", e.Name).Int("attempt", q.rec.AttemptCount).
-			Int("code", res.status).Str("error_type", res.errType).Msg("attempt failed")
+			Int("code", at.res.status).Str("error_type", string(at.res.errType)).Msg("attempt failed")
 	}
-	return res
-}
-
-func outcomeName(k breaker.Kind) string {
-	switch k {
-	case breaker.Success:
-		return "success"
-	case breaker.Failure:
-		return "failure"
-	}
-	return "neutral"
-}
-
-// neutralStatus are the 4xx of docs/BEHAVIOUR.md#attempt-loop that are the request's own fault.
-func neutralStatus(code int) bool {
-	switch code {
-	case 400, 405, 406, 413, 414, 415, 422:
-		return true
-	}
-	return false
-}
-
-// classify applies docs/BEHAVIOUR.md#attempt-loop's table (first matching row wins) to an
-// upstream status with its headers and decoded body.
-func classify(status int, h http.Header, body []byte, keyInjected bool) result {
-	now := time.Now()
-	res := result{status: status, errType: errTypeStatus}
-	var cl breaker.Class
-	switch status {
-	case 400, 402, 403, 429:
-		cl = breaker.Classify(status, h, body, now)
-		if cl.Reason == breaker.QuotaExhausted {
-			res.act, res.outcome, res.errType = actNext, failure(breaker.QuotaExhausted), errTypeQuota
-			return res
-		}
-	}
-	switch {
-	case neutralStatus(status), status == 401 && !keyInjected:
-		res.act, res.outcome = actDone, neutral
-	case status >= 500, status == 408:
-		res.act, res.outcome = actRetry, failure(breaker.Broken)
-	case status == 429:
-		ra := cl.RetryAfter
-		if cl.Reason != breaker.RateLimited || ra <= 0 {
-			ra, _ = breaker.ParseRetryAfter(h, now)
-		}
-		res.act, res.errType, res.retryAfter = actNext, errTypeRateLimit, ra
-		res.outcome = breaker.Outcome{Kind: breaker.Failure, Reason: breaker.RateLimited, RetryAfter: ra}
-	case status == 402:
-		res.act, res.outcome, res.errType = actNext, failure(breaker.QuotaExhausted), errTypeQuota
-	case status >= 400:
-		res.act, res.outcome = actNext, failure(breaker.Broken)
-	default: // 1xx/3xx: not an error, hand it over as it is
-		res.act, res.outcome, res.errType = actDone, neutral, ""
-	}
-	return res
+	return at.res.act
 }
 
 // exhausted answers when the loop ends without a response: the last
@@ -258,8 +213,8 @@ func (q *request) exhausted(cands []*endpoint) {
 		status = http.StatusBadGateway
 	}
 	all429 := true
-	for _, a := range atts {
-		all429 = all429 && a.ErrorType == errTypeRateLimit
+	for _, at := range q.attempts {
+		all429 = all429 && at.res.errType == ErrRateLimit
 	}
 	advice := "retry shortly; ccmesh skips failing endpoints on its own"
 	if all429 {
@@ -293,12 +248,9 @@ func (q *request) retryAfterSecs(cands []*endpoint) int {
 
 // retryAt is when endpoint id's last 429 said to come back.
 func (q *request) retryAt(id int64) (time.Time, bool) {
-	for i := len(q.rec.Attempts) - 1; i >= 0; i-- {
-		a := &q.rec.Attempts[i]
-		if a.EndpointID == id && q.retryAfters != nil {
-			if d, ok := q.retryAfters[i]; ok {
-				return a.StartedAt.Add(time.Duration(a.DurationMs)*time.Millisecond + d), true
-			}
+	for i := len(q.attempts) - 1; i >= 0; i-- {
+		if at := &q.attempts[i]; at.e.ID == id && !at.retryAt.IsZero() {
+			return at.retryAt, true
 		}
 	}
 	return time.Time{}, false

@@ -20,28 +20,28 @@ func TestClassificationTable(t *testing.T) {
 		refused   bool // endpoint a's port is closed
 		wantCode  int  // status the client gets
 		wantTried string
-		errType   string
+		errType   ErrorType
 		counted   bool
 	}
 	quota := proxytest.AnthropicError(400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.")
 	rows := []row{
 		{name: "2xx", fault: okClaude(), wantCode: 200, wantTried: "a", counted: true},
-		{name: "400 credit balance too low (quota)", fault: quota, wantCode: 200, wantTried: "a,b", errType: errTypeQuota, counted: true},
-		{name: "402 without quota text", fault: proxytest.AnthropicError(402, "billing_error", "payment required"), wantCode: 200, wantTried: "a,b", errType: errTypeQuota, counted: true},
-		{name: "401 keyless passes through", fault: proxytest.AnthropicError(401, "authentication_error", "invalid x-api-key"), keyless: true, wantCode: 401, wantTried: "a", errType: errTypeStatus},
-		{name: "401 injected key", fault: proxytest.AnthropicError(401, "authentication_error", "invalid x-api-key"), wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
-		{name: "403", fault: proxytest.AnthropicError(403, "permission_error", "forbidden"), wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
-		{name: "404 on known path", fault: proxytest.AnthropicError(404, "not_found_error", "no route"), wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
-		{name: "418 other 4xx", fault: proxytest.Response{Status: 418, Body: "teapot"}, wantCode: 200, wantTried: "a,b", errType: errTypeStatus, counted: true},
-		{name: "429 without retry time", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down"), wantCode: 200, wantTried: "a,b", errType: errTypeRateLimit, counted: true},
-		{name: "429 with retry-after", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down").WithHeader("Retry-After", "30"), wantCode: 200, wantTried: "a,b", errType: errTypeRateLimit, counted: true},
-		{name: "connection refused", refused: true, wantCode: 200, wantTried: "a,a,b", errType: errTypeTransport, counted: true},
+		{name: "400 credit balance too low (quota)", fault: quota, wantCode: 200, wantTried: "a,b", errType: ErrQuota, counted: true},
+		{name: "402 without quota text", fault: proxytest.AnthropicError(402, "billing_error", "payment required"), wantCode: 200, wantTried: "a,b", errType: ErrQuota, counted: true},
+		{name: "401 keyless passes through", fault: proxytest.AnthropicError(401, "authentication_error", "invalid x-api-key"), keyless: true, wantCode: 401, wantTried: "a", errType: ErrStatus},
+		{name: "401 injected key", fault: proxytest.AnthropicError(401, "authentication_error", "invalid x-api-key"), wantCode: 200, wantTried: "a,b", errType: ErrStatus, counted: true},
+		{name: "403", fault: proxytest.AnthropicError(403, "permission_error", "forbidden"), wantCode: 200, wantTried: "a,b", errType: ErrStatus, counted: true},
+		{name: "404 on known path", fault: proxytest.AnthropicError(404, "not_found_error", "no route"), wantCode: 200, wantTried: "a,b", errType: ErrStatus, counted: true},
+		{name: "418 other 4xx", fault: proxytest.Response{Status: 418, Body: "teapot"}, wantCode: 200, wantTried: "a,b", errType: ErrStatus, counted: true},
+		{name: "429 without retry time", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down"), wantCode: 200, wantTried: "a,b", errType: ErrRateLimit, counted: true},
+		{name: "429 with retry-after", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down").WithHeader("Retry-After", "30"), wantCode: 200, wantTried: "a,b", errType: ErrRateLimit, counted: true},
+		{name: "connection refused", refused: true, wantCode: 200, wantTried: "a,a,b", errType: ErrTransport, counted: true},
 	}
 	for _, code := range []int{400, 405, 406, 413, 414, 415, 422} {
-		rows = append(rows, row{name: fmt.Sprintf("%d neutral", code), fault: proxytest.AnthropicError(code, "invalid_request_error", "bad"), wantCode: code, wantTried: "a", errType: errTypeStatus})
+		rows = append(rows, row{name: fmt.Sprintf("%d neutral", code), fault: proxytest.AnthropicError(code, "invalid_request_error", "bad"), wantCode: code, wantTried: "a", errType: ErrStatus})
 	}
 	for _, code := range []int{500, 502, 503, 529, 408} {
-		rows = append(rows, row{name: fmt.Sprintf("%d retried once", code), fault: proxytest.AnthropicError(code, "api_error", "boom"), wantCode: 200, wantTried: "a,a,b", errType: errTypeStatus, counted: true})
+		rows = append(rows, row{name: fmt.Sprintf("%d retried once", code), fault: proxytest.AnthropicError(code, "api_error", "boom"), wantCode: 200, wantTried: "a,a,b", errType: ErrStatus, counted: true})
 	}
 	for _, stream := range []bool{false, true} {
 		for _, tc := range rows {

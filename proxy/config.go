@@ -13,20 +13,6 @@ import (
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
-// Protocols an endpoint may speak (docs/BEHAVIOUR.md#endpoints).
-const (
-	ProtoAnthropic       = "anthropic"
-	ProtoOpenAIChat      = "openai-chat"
-	ProtoOpenAIResponses = "openai-responses"
-)
-
-// Strategies of docs/BEHAVIOUR.md#routing.
-const (
-	StrategySticky     = "sticky"
-	StrategyPriority   = "priority"
-	StrategyRoundRobin = "round-robin"
-)
-
 // Defaults for zero Config fields.
 const (
 	DefaultFirstByteTimeout = 60 * time.Second
@@ -42,8 +28,8 @@ type Endpoint struct {
 	Name     string
 	BaseURL  string
 	APIKey   string
-	Protocol string            // "anthropic" | "openai-chat" | "openai-responses"
-	Auth     string            // "auto" | "x-api-key" | "bearer"
+	Protocol Protocol
+	Auth     AuthMode          // "" is AuthAuto
 	Models   []string          // patterns with '*' (empty = all)
 	ModelMap map[string]string // pattern → forwarded model
 
@@ -55,7 +41,7 @@ type Endpoint struct {
 // field takes the default documented beside it.
 type Config struct {
 	Endpoints                     []Endpoint    // any order; the proxy builds the routable lists
-	Strategy                      string        // "sticky" (default) | "priority" | "round-robin"
+	Strategy                      Strategy      // "" is StrategySticky
 	FirstByteTimeout, IdleTimeout time.Duration // defaults 60s / 90s
 	MaxBody                       int64         // default 64 MiB
 	ClientToken                   string        // optional (docs/BEHAVIOUR.md#safety)
@@ -68,11 +54,11 @@ type Config struct {
 type endpoint struct {
 	Endpoint
 	base      *url.URL
-	dropV1    bool // base path already ends in a version segment
-	authMode  string
+	dropV1    bool     // base path already ends in a version segment
+	authMode  AuthMode // resolved: AuthXAPIKey or AuthBearer
 	models    []pattern
 	modelMap  []mapping
-	protocol  int // index into snapshot.lists
+	protocol  int // Protocol index: into snapshot.lists and Server.cursors
 	profile   breaker.Profile
 	listIndex int // position in its protocol's routable list; -1 when not routable
 }
@@ -89,31 +75,10 @@ type snapshot struct {
 	byName map[string]*endpoint
 	// lists[p] is protocol p's routable list (docs/BEHAVIOUR.md#routable-list), in order.
 	lists    [numProtocols][]*endpoint
-	strategy string
+	strategy Strategy
 	// invalid records endpoints that could not be compiled, for the log.
 	invalid map[string]string
 }
-
-const (
-	protoAnthropicIdx = iota
-	protoChatIdx
-	protoResponsesIdx
-	numProtocols
-)
-
-func protocolIndex(p string) (int, bool) {
-	switch p {
-	case ProtoAnthropic:
-		return protoAnthropicIdx, true
-	case ProtoOpenAIChat:
-		return protoChatIdx, true
-	case ProtoOpenAIResponses:
-		return protoResponsesIdx, true
-	}
-	return 0, false
-}
-
-var protocolNames = [numProtocols]string{ProtoAnthropic, ProtoOpenAIChat, ProtoOpenAIResponses}
 
 var versionSegment = regexp.MustCompile(`/v[0-9]+$`)
 
@@ -129,9 +94,7 @@ func compile(cfg Config) *snapshot {
 		strategy: cfg.Strategy,
 		invalid:  map[string]string{},
 	}
-	switch s.strategy {
-	case StrategyPriority, StrategyRoundRobin:
-	default:
+	if !s.strategy.Valid() {
 		s.strategy = StrategySticky
 	}
 	var all []*endpoint
@@ -165,8 +128,8 @@ func compile(cfg Config) *snapshot {
 }
 
 func compileEndpoint(e Endpoint) (*endpoint, error) {
-	pi, ok := protocolIndex(e.Protocol)
-	if !ok {
+	pi := e.Protocol.index()
+	if pi < 0 {
 		return nil, fmt.Errorf("unknown protocol %q", e.Protocol)
 	}
 	// Errors leave the URL itself out: it may carry credentials and these
@@ -189,16 +152,10 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 		base:      u,
 		dropV1:    versionSegment.MatchString(u.Path),
 		protocol:  pi,
-		profile:   profileOf(e.Protocol),
+		profile:   e.Protocol.Profile(),
 		listIndex: -1,
 	}
-	ce.authMode = e.Auth
-	if ce.authMode != "x-api-key" && ce.authMode != "bearer" {
-		ce.authMode = "bearer"
-		if e.Protocol == ProtoAnthropic {
-			ce.authMode = "x-api-key"
-		}
-	}
+	ce.authMode = e.Auth.resolve(e.Protocol)
 	for _, m := range e.Models {
 		ce.models = append(ce.models, compilePattern(m))
 	}
@@ -214,13 +171,6 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 			strings.Compare(a.from.raw, b.from.raw))
 	})
 	return ce, nil
-}
-
-func profileOf(protocol string) breaker.Profile {
-	if protocol == ProtoAnthropic {
-		return breaker.Claude
-	}
-	return breaker.OpenAI
 }
 
 // servesModel applies the endpoint's models filter (empty = all).

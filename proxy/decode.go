@@ -99,5 +99,5 @@ func upstreamErrorText(body []byte) string {
 			return doc.Msg
 		}
 	}
-	return strings.TrimSpace(head(body, 200))
+	return strings.TrimSpace(Head(body, 200))
 }

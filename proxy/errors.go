@@ -14,13 +14,6 @@ const (
 	shapeOpenAI
 )
 
-func shapeFor(protocol string) errShape {
-	if protocol == ProtoAnthropic {
-		return shapeClaude
-	}
-	return shapeOpenAI
-}
-
 // shapeOfRequest is used before the route is known (404, guards).
 func shapeOfRequest(r *http.Request) errShape {
 	if r.Header.Get("anthropic-version") != "" {

@@ -26,7 +26,7 @@ func NewUpstreamRequest(ctx context.Context, e Endpoint, method, path string, bo
 		return nil, fmt.Errorf("endpoint %s: %w", e.Name, err)
 	}
 	setEndpointAuth(req.Header, ce)
-	if e.Protocol == ProtoAnthropic {
+	if e.Protocol == ProtocolAnthropic {
 		req.Header.Set("anthropic-version", "2023-06-01")
 	}
 	return req, nil

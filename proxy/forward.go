@@ -29,18 +29,23 @@ const (
 	usageBodyCap = 1 << 20  // success bodies kept to read usage from
 )
 
-// forward sends the request to e and handles the response: success and
-// neutral answers are written to the client; failures are only classified.
+// forward makes one attempt on e: it encodes the client's request for e,
+// sends it, and classifies the answer; success and neutral answers are
+// written to the client, failures only classified.
+//
+// Every endpoint speaks the client's protocol today, so encoding is the
+// client's body with the model renamed (encode) and the answer passes
+// through (stream, copyResponse). A translating endpoint plugs in at those
+// two places, per attempt: its protocol decides.
 func (q *request) forward(e *endpoint) result {
 	cfg := &q.snap.cfg
 	ctx, cancel := context.WithCancelCause(q.r.Context())
 	defer cancel(nil)
-	body := q.bodyFor(e)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.upstreamURL(q.r.URL.Path, q.rawQuery), bytes.NewReader(body))
+	req, err := q.encode(ctx, e)
 	if err != nil {
-		return result{act: actNext, outcome: failure(breaker.Broken), errType: errTypeTransport, msg: "build upstream request: " + err.Error()}
+		return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrTransport},
+			msg: "build upstream request: " + err.Error()}
 	}
-	req.Header = q.upstreamHeader(e)
 	firstByte := time.AfterFunc(cfg.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
 	defer firstByte.Stop()
 	q.rec.SentUpstream = true
@@ -51,7 +56,7 @@ func (q *request) forward(e *endpoint) result {
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		firstByte.Stop()
-		return q.upstreamError(ctx, e, resp)
+		return q.upstreamError(e, resp)
 	}
 	if isSSE(resp.Header) && identityEncoded(resp.Header) {
 		// The first-byte timer keeps running: it also bounds the prelude hold.
@@ -59,6 +64,16 @@ func (q *request) forward(e *endpoint) result {
 	}
 	firstByte.Stop()
 	return q.copyResponse(ctx, resp, cancel)
+}
+
+// encode builds the upstream request of one attempt on e.
+func (q *request) encode(ctx context.Context, e *endpoint) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.upstreamURL(q.r.URL.Path, q.rawQuery), bytes.NewReader(q.bodyFor(e)))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = q.upstreamHeader(e)
+	return req, nil
 }
 
 // bodyFor is the body to send to e: the client's bytes, or a copy with
@@ -129,7 +144,7 @@ func setEndpointAuth(h http.Header, e *endpoint) {
 	if e.APIKey == "" {
 		return
 	}
-	if e.authMode == "x-api-key" {
+	if e.authMode == AuthXAPIKey {
 		h.Set("X-Api-Key", e.APIKey)
 	} else {
 		h.Set("Authorization", "Bearer "+e.APIKey)
@@ -139,11 +154,12 @@ func setEndpointAuth(h http.Header, e *endpoint) {
 // transportFailure classifies an error before response headers.
 func (q *request) transportFailure(ctx context.Context, err error) result {
 	if q.r.Context().Err() != nil {
-		return result{act: actStop, errType: errTypeClientGone, msg: "client went away"}
+		return q.clientLeft()
 	}
-	res := result{act: actRetry, outcome: failure(breaker.Broken), errType: errTypeTransport, msg: describeTransport(err)}
+	res := result{verdict: brokenRetry, msg: describeTransport(err)}
+	res.errType = ErrTransport
 	if errors.Is(context.Cause(ctx), errFirstByteTimeout) {
-		res.errType = errTypeFirstByte
+		res.errType = ErrFirstByte
 		res.msg = fmt.Sprintf("no response headers within %s (first-byte timeout)", q.snap.cfg.FirstByteTimeout)
 	}
 	return res
@@ -171,15 +187,18 @@ func describeTransport(err error) string {
 
 // upstreamError reads the head of a non-2xx answer, classifies it and,
 // when the table says so, hands it to the client as it came.
-func (q *request) upstreamError(ctx context.Context, e *endpoint, resp *http.Response) result {
+func (q *request) upstreamError(e *endpoint, resp *http.Response) result {
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, errBodyCap))
 	if err != nil && q.r.Context().Err() != nil {
-		return result{act: actStop, errType: errTypeClientGone, msg: "client went away"}
+		return q.clientLeft()
 	}
 	decoded := decodeBody(resp.Header.Get("Content-Encoding"), raw, errBodyCap)
-	res := classify(resp.StatusCode, resp.Header, decoded, e.APIKey != "")
-	res.bodyHead = head(decoded, bodyHeadCap)
-	res.msg = statusMessage(resp.StatusCode, decoded)
+	res := result{
+		verdict:  classifyStatus(resp.StatusCode, resp.Header, decoded, e.APIKey != "", time.Now()),
+		status:   resp.StatusCode,
+		bodyHead: Head(decoded, bodyHeadCap),
+		msg:      statusMessage(resp.StatusCode, decoded),
+	}
 	if res.act != actDone {
 		return res
 	}
@@ -199,6 +218,12 @@ func (q *request) clientWriteFailed(res result) result {
 	q.rec.Status = StatusClientGone
 	res.outcome = neutral
 	return res
+}
+
+// clientLeft is the result of an attempt the client walked away from
+// before anything was written to it.
+func (q *request) clientLeft() result {
+	return result{verdict: clientLeft, msg: "client went away"}
 }
 
 // writeHeader sends resp's status and end-to-end headers to the client
@@ -236,7 +261,7 @@ func (q *request) copyResponse(ctx context.Context, resp *http.Response, cancel 
 				kept.Write(buf[:min(n, usageBodyCap-kept.Len())])
 			}
 			if _, err := q.w.Write(buf[:n]); err != nil {
-				return q.clientWriteFailed(result{act: actDone})
+				return q.clientWriteFailed(result{verdict: verdict{act: actDone}})
 			}
 			if flush {
 				rc.flush()
@@ -247,20 +272,20 @@ func (q *request) copyResponse(ctx context.Context, resp *http.Response, cancel 
 		}
 		if rerr != nil {
 			if q.r.Context().Err() != nil {
-				return q.clientWriteFailed(result{act: actDone})
+				return q.clientWriteFailed(result{verdict: verdict{act: actDone}})
 			}
 			msg := "upstream body broke after the response started: " + rerr.Error()
 			if errors.Is(context.Cause(ctx), errIdleTimeout) {
 				msg = fmt.Sprintf("upstream body stalled for %s (idle timeout)", q.snap.cfg.IdleTimeout)
 			}
 			q.rec.Error = msg
-			return result{act: actDone, outcome: failure(breaker.Broken), status: resp.StatusCode, errType: errTypeStreamEnd, msg: msg}
+			return result{verdict: brokenAfterContent, status: resp.StatusCode, msg: msg}
 		}
 	}
 	if !flush && kept.Len() < usageBodyCap {
 		q.rec.applyUsage(usageFromJSON(decodeBody(resp.Header.Get("Content-Encoding"), kept.Bytes(), usageBodyCap)))
 	}
-	return result{act: actDone, outcome: breaker.Outcome{Kind: breaker.Success}, status: resp.StatusCode}
+	return result{verdict: delivered, status: resp.StatusCode}
 }
 
 // idleReader re-arms the idle timer whenever bytes arrive.
@@ -288,8 +313,10 @@ func identityEncoded(h http.Header) bool {
 	return ce == "" || strings.EqualFold(ce, "identity")
 }
 
-// head returns at most n bytes of b as valid UTF-8 text.
-func head(b []byte, n int) string {
+// Head returns at most n bytes of b as valid UTF-8 text, never cutting a
+// character in two; invalid bytes become U+FFFD. Everything that shows an
+// upstream's text (the request log, health, the admin API) cuts with it.
+func Head(b []byte, n int) string {
 	if len(b) > n {
 		b = b[:n]
 		for len(b) > 0 && !utf8.Valid(b) {

@@ -53,12 +53,12 @@ func newHarness(t *testing.T, cfg Config) *harness {
 
 // ep is a test endpoint with a key, speaking anthropic unless changed.
 func ep(id int64, name, url string) Endpoint {
-	return Endpoint{ID: id, Name: name, BaseURL: url, APIKey: "key-" + name, Protocol: ProtoAnthropic, Enabled: true, SortOrder: int(id)}
+	return Endpoint{ID: id, Name: name, BaseURL: url, APIKey: "key-" + name, Protocol: ProtocolAnthropic, Enabled: true, SortOrder: int(id)}
 }
 
 func chatEp(id int64, name, url string) Endpoint {
 	e := ep(id, name, url)
-	e.Protocol = ProtoOpenAIChat
+	e.Protocol = ProtocolOpenAIChat
 	return e
 }
 

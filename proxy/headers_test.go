@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
@@ -34,7 +35,7 @@ func TestForwardedHeaders(t *testing.T) {
 	}{
 		{name: "anthropic auto → x-api-key", wantKey: "key-a"},
 		{name: "bearer", edit: func(e *Endpoint) { e.Auth = "bearer" }, wantAuth: "Bearer key-a"},
-		{name: "openai auto → bearer", edit: func(e *Endpoint) { e.Protocol = ProtoOpenAIChat }, wantAuth: "Bearer key-a"},
+		{name: "openai auto → bearer", edit: func(e *Endpoint) { e.Protocol = ProtocolOpenAIChat }, wantAuth: "Bearer key-a"},
 		{name: "no key passes the client's auth", edit: func(e *Endpoint) { e.APIKey = "" }, wantKey: "client-key", wantAuth: "Bearer client-token"},
 		{name: "no key never passes the client token", edit: func(e *Endpoint) { e.APIKey = "" }, clientTok: "client-key"},
 	}
@@ -47,7 +48,7 @@ func TestForwardedHeaders(t *testing.T) {
 			}
 			h := newHarness(t, Config{Endpoints: []Endpoint{e}, ClientToken: tc.clientTok})
 			path := "/v1/messages?beta=true"
-			if e.Protocol == ProtoOpenAIChat {
+			if e.Protocol == ProtocolOpenAIChat {
 				path = "/v1/chat/completions"
 			}
 			got := h.post(path, claudeBody, clientHeaders...)
@@ -92,7 +93,7 @@ func TestUpstreamURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.base, func(t *testing.T) {
-			e, err := compileEndpoint(Endpoint{Name: "x", BaseURL: tc.base, Protocol: ProtoAnthropic})
+			e, err := compileEndpoint(Endpoint{Name: "x", BaseURL: tc.base, Protocol: ProtocolAnthropic})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +116,7 @@ func TestEncodedErrorBodies(t *testing.T) {
 			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL), ep(2, "b", b.URL)}})
 			got := h.post("/v1/messages", claudeBody, "accept-encoding", "gzip, deflate, br, zstd")
 			rec := h.record()
-			if got.status != 200 || rec.Attempts[0].ErrorType != errTypeQuota {
+			if got.status != 200 || rec.Attempts[0].ErrorType != ErrQuota {
 				t.Errorf("status %d first attempt %q, want 200 after a quota failure", got.status, rec.Attempts[0].ErrorType)
 			}
 			if rec.Attempts[0].BodyHead != quotaJSON {
@@ -250,7 +251,7 @@ func TestLogRecord(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"protocol", rec.Protocol, ProtoAnthropic},
+		{"protocol", rec.Protocol, ProtocolAnthropic},
 		{"path", rec.Path, "/v1/messages"},
 		{"model asked", rec.ModelAsked, "claude-sonnet-4-5"},
 		{"endpoint", rec.Endpoint, "b"},
@@ -263,14 +264,14 @@ func TestLogRecord(t *testing.T) {
 		{"stream", rec.Stream, false},
 		{"candidates", len(rec.Routing.Candidates), 2},
 		{"excluded", len(rec.Routing.Excluded), 1},
-		{"excluded reason", rec.Routing.Excluded[0].Reason, "model"},
+		{"excluded reason", rec.Routing.Excluded[0].Reason, ExcludedModel},
 		{"strategy", rec.Routing.Strategy, StrategySticky},
 		{"attempt 0 status", rec.Attempts[0].Status, 500},
 		{"attempt 0 message", rec.Attempts[0].Message, "HTTP 500 api_error: a broke"},
 		{"attempt 0 body head", strings.Contains(rec.Attempts[0].BodyHead, "a broke"), true},
 		{"attempt 1 endpoint", rec.Attempts[1].Endpoint, "a"},
-		{"attempt 2 outcome", rec.Attempts[2].Outcome, "success"},
-		{"attempt 2 error type", rec.Attempts[2].ErrorType, ""},
+		{"attempt 2 outcome", rec.Attempts[2].Outcome, breaker.Success},
+		{"attempt 2 error type", rec.Attempts[2].ErrorType, ErrorType("")},
 	}
 	for _, c := range checks {
 		if c.got != c.want {

@@ -97,7 +97,7 @@ func TestConcurrentStreams(t *testing.T) {
 			t.Errorf("request %d ended neither complete nor with an error event: %q", i, r.body)
 		}
 	}
-	ends := map[string]int{}
+	ends := map[StreamEnd]int{}
 	for range n {
 		ends[(<-sink.ch).StreamEnd]++
 	}

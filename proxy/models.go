@@ -43,7 +43,7 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request, snap *snaps
 	claude := r.Header.Get("anthropic-version") != ""
 	var ids []string
 	for _, e := range snap.byName {
-		if !e.Enabled || (e.Protocol == ProtoAnthropic) != claude {
+		if !e.Enabled || (e.Protocol == ProtocolAnthropic) != claude {
 			continue
 		}
 		for _, m := range e.Models {

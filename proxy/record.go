@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
 )
 
 // LogSink receives one Record per client request. Log must not block: the
 // request path calls it (the app queues the record for its batch writer).
 type LogSink interface{ Log(rec *Record) }
 
-// Stream end states (docs/BEHAVIOUR.md#request-log).
+// StreamEnd is how a stream that reached the client ended
+// (docs/BEHAVIOUR.md#request-log); "" when nothing was streamed.
+type StreamEnd string
+
 const (
-	StreamComplete      = "complete"
-	StreamUpstreamError = "upstream_error"
-	StreamIdleTimeout   = "idle_timeout"
-	StreamClientGone    = "client_gone"
+	StreamComplete      StreamEnd = "complete"
+	StreamUpstreamError StreamEnd = "upstream_error"
+	StreamIdleTimeout   StreamEnd = "idle_timeout"
+	StreamClientGone    StreamEnd = "client_gone"
 )
 
 // StatusClientGone is logged when the client went away (nginx's 499);
@@ -27,7 +32,7 @@ const StatusClientGone = 499
 // request path.
 type Record struct {
 	Time           time.Time `json:"time"`
-	Protocol       string    `json:"protocol"` // the endpoints' protocol the route serves
+	Protocol       Protocol  `json:"protocol"` // the inbound path's protocol
 	Path           string    `json:"path"`
 	ModelAsked     string    `json:"model_asked"`
 	ModelForwarded string    `json:"model_forwarded"`
@@ -39,7 +44,7 @@ type Record struct {
 	DurationMs     int64     `json:"duration_ms"`
 	TTFBMs         int64     `json:"ttfb_ms"`
 	Stream         bool      `json:"stream"`
-	StreamEnd      string    `json:"stream_end"`
+	StreamEnd      StreamEnd `json:"stream_end"`
 	TokensIn       int64     `json:"tokens_in"`
 	TokensOut      int64     `json:"tokens_out"`
 	SentUpstream   bool      `json:"sent_upstream"`
@@ -51,7 +56,7 @@ type Record struct {
 
 // Routing is the routing decision of a request.
 type Routing struct {
-	Strategy   string      `json:"strategy"`
+	Strategy   Strategy    `json:"strategy"`
 	Candidates []Candidate `json:"candidates"`
 	Excluded   []Excluded  `json:"excluded"`
 	// Waited is how long the request waited for a rate limit to end (docs/BEHAVIOUR.md#rate-limit-wait).
@@ -60,44 +65,61 @@ type Routing struct {
 
 // Candidate is an endpoint the request could use, with its breaker state.
 type Candidate struct {
-	EndpointID int64  `json:"endpoint_id"`
-	Endpoint   string `json:"endpoint"`
-	State      string `json:"state"`
+	EndpointID int64         `json:"endpoint_id"`
+	Endpoint   string        `json:"endpoint"`
+	State      breaker.State `json:"state"`
 }
 
-// Excluded is an endpoint routing left out, and why.
+// Exclusion says why routing left an endpoint out (docs/BEHAVIOUR.md#candidates).
+type Exclusion string
+
+const (
+	// ExcludedModel: the endpoint's models do not match the model asked.
+	ExcludedModel Exclusion = "model"
+	// ExcludedBreaker: the breaker is Open before its cooldown ends, or
+	// HalfOpen with its one probe permit taken (ProbeInFlight).
+	ExcludedBreaker Exclusion = "breaker"
+)
+
+// Excluded is an endpoint routing left out, and why. State, BreakerReason,
+// ProbeInFlight and Until describe the breaker of an ExcludedBreaker entry.
 type Excluded struct {
-	EndpointID int64     `json:"endpoint_id"`
-	Endpoint   string    `json:"endpoint"`
-	Reason     string    `json:"reason"` // protocol | model | breaker state/reason
-	Until      time.Time `json:"until,omitzero"`
+	EndpointID    int64          `json:"endpoint_id"`
+	Endpoint      string         `json:"endpoint"`
+	Reason        Exclusion      `json:"reason"`
+	State         breaker.State  `json:"state,omitempty"`
+	BreakerReason breaker.Reason `json:"breaker_reason,omitempty"`
+	ProbeInFlight bool           `json:"probe_in_flight,omitempty"`
+	Until         time.Time      `json:"until,omitzero"`
 }
 
 // Attempt is one upstream attempt in the failover history.
 type Attempt struct {
-	EndpointID     int64     `json:"endpoint_id"`
-	Endpoint       string    `json:"endpoint"`
-	ErrorType      string    `json:"error_type"` // "" on success; see the errType* constants
-	Status         int       `json:"status"`
-	Message        string    `json:"message"`
-	BodyHead       string    `json:"body_head"`
-	StartedAt      time.Time `json:"started_at"`
-	DurationMs     int64     `json:"duration_ms"`
-	BreakerCounted bool      `json:"breaker_counted"`
-	Outcome        string    `json:"outcome"` // success | failure | neutral
+	EndpointID     int64        `json:"endpoint_id"`
+	Endpoint       string       `json:"endpoint"`
+	ErrorType      ErrorType    `json:"error_type"` // "" on success
+	Status         int          `json:"status"`
+	Message        string       `json:"message"`
+	BodyHead       string       `json:"body_head"`
+	StartedAt      time.Time    `json:"started_at"`
+	DurationMs     int64        `json:"duration_ms"`
+	BreakerCounted bool         `json:"breaker_counted"`
+	Outcome        breaker.Kind `json:"outcome"` // what the breaker heard
 }
 
-// Attempt error types.
+// ErrorType names what went wrong in one attempt (docs/BEHAVIOUR.md#request-log).
+type ErrorType string
+
 const (
-	errTypeTransport  = "transport"
-	errTypeFirstByte  = "first_byte_timeout"
-	errTypeIdle       = "idle_timeout"
-	errTypeStatus     = "upstream_status"
-	errTypeQuota      = "quota_exhausted"
-	errTypeRateLimit  = "rate_limited"
-	errTypeStreamErr  = "stream_error"
-	errTypeStreamEnd  = "stream_ended_early"
-	errTypeClientGone = "client_gone"
+	ErrTransport  ErrorType = "transport"          // refused, reset, EOF, TLS, DNS
+	ErrFirstByte  ErrorType = "first_byte_timeout" // no headers, or no stream content, in time
+	ErrIdle       ErrorType = "idle_timeout"       // a stream stalled before any content
+	ErrStatus     ErrorType = "upstream_status"    // a non-2xx status
+	ErrQuota      ErrorType = "quota_exhausted"    // the account's credit or quota is spent
+	ErrRateLimit  ErrorType = "rate_limited"       // a 429
+	ErrStreamErr  ErrorType = "stream_error"       // an error event in a 2xx stream
+	ErrStreamEnd  ErrorType = "stream_ended_early" // the body or stream ended or broke too soon
+	ErrClientGone ErrorType = "client_gone"        // the client went away
 )
 
 // usage collects token counts from any of the three protocols' usage

@@ -20,7 +20,8 @@ type request struct {
 	w     http.ResponseWriter
 	r     *http.Request
 	rec   *Record
-	proto int
+	proto Protocol // the inbound path's
+	pi    int      // proto's index into the per-protocol arrays
 	shape errShape
 	start time.Time
 
@@ -29,8 +30,7 @@ type request struct {
 	model    string    // the model asked, @name/ prefix removed
 	explicit *endpoint // nil unless the request named its endpoint
 	rawQuery string    // the query to forward (ccmesh_endpoint removed)
-	// retryAfters holds the upstream's retry time by attempt index.
-	retryAfters map[int]time.Duration
+	attempts []attempt // this request's attempts so far, in order
 	// bodies caches the forwarded body per forwarded model.
 	bodies map[string][]byte
 }
@@ -136,7 +136,7 @@ func (q *request) resolveExplicit() (status int, msg string) {
 		return http.StatusBadRequest, fmt.Sprintf("no endpoint is named %q (named by %s); check the name in ccmesh's endpoint list", name, how)
 	case !e.Enabled:
 		return http.StatusBadRequest, fmt.Sprintf("endpoint %q (named by %s) is disabled; enable it in ccmesh or name another", name, how)
-	case e.protocol != q.proto:
+	case e.protocol != q.pi:
 		return http.StatusBadRequest, fmt.Sprintf("endpoint %q (named by %s) speaks %s and cannot serve %s", name, how, e.Protocol, q.r.URL.Path)
 	}
 	q.explicit = e
@@ -158,33 +158,36 @@ func dropQueryParam(raw, key string) string {
 	return strings.Join(kept, "&")
 }
 
-// route computes the candidates of docs/BEHAVIOUR.md#candidates and, when there are none,
-// answers per docs/BEHAVIOUR.md#no-candidates and docs/BEHAVIOUR.md#rate-limit-wait (waiting while everything is rate limited).
-// ok is false when the response was written.
+// route computes the candidates of docs/BEHAVIOUR.md#candidates and, when
+// there are none, answers per docs/BEHAVIOUR.md#no-candidates and
+// docs/BEHAVIOUR.md#rate-limit-wait (waiting while everything is rate
+// limited). ok is false when the response was written.
 func (q *request) route() (cands []*endpoint, ok bool) {
 	cfg := &q.snap.cfg
 	deadline := q.start.Add(cfg.RateLimitWait)
 	for {
 		now := time.Now()
-		cands, waitUntil, waitable := q.filter(now)
-		if len(cands) > 0 {
-			return cands, true
+		d := q.decide(now)
+		q.rec.Routing.Strategy = q.snap.strategy
+		q.rec.Routing.Candidates, q.rec.Routing.Excluded = d.candidates, d.excluded
+		if len(d.cands) > 0 {
+			return d.cands, true
 		}
-		if len(q.rec.Routing.Excluded) == q.countExcluded("model") {
+		if d.byBreaker == 0 {
 			q.fail(http.StatusBadGateway, q.noEndpointMessage())
 			return nil, false
 		}
-		if !waitable {
-			q.fail(http.StatusBadGateway, q.allOpenMessage(now))
+		if !d.waitable {
+			q.fail(http.StatusBadGateway, q.allOpenMessage(d.excluded, d.byBreaker, now))
 			return nil, false
 		}
-		if waitUntil.After(deadline) {
-			secs := int(math.Ceil(waitUntil.Sub(now).Seconds()))
+		if d.waitUntil.After(deadline) {
+			secs := int(math.Ceil(d.waitUntil.Sub(now).Seconds()))
 			q.w.Header().Set("Retry-After", strconv.Itoa(max(1, secs)))
 			q.fail(http.StatusTooManyRequests, fmt.Sprintf("every endpoint for model %s is rate limited; the earliest is free again in %d s — retry then", q.model, max(1, secs)))
 			return nil, false
 		}
-		if err := sleepCtx(q.r.Context(), time.Until(waitUntil)); err != nil {
+		if err := sleepCtx(q.r.Context(), time.Until(d.waitUntil)); err != nil {
 			q.clientGone(err)
 			return nil, false
 		}
@@ -192,27 +195,37 @@ func (q *request) route() (cands []*endpoint, ok bool) {
 	}
 }
 
-// filter fills rec.Routing for now and returns the candidates. With none,
-// waitable reports that every endpoint serving the model is held back by a
-// rate limit only, and waitUntil when the earliest may be tried again.
-func (q *request) filter(now time.Time) (cands []*endpoint, waitUntil time.Time, waitable bool) {
-	rt := &q.rec.Routing
-	rt.Strategy = q.snap.strategy
-	rt.Candidates, rt.Excluded = rt.Candidates[:0], rt.Excluded[:0]
-	waitable = true
-	for _, e := range q.snap.lists[q.proto] {
+// decision is routing's verdict at one moment.
+type decision struct {
+	cands      []*endpoint
+	candidates []Candidate // cands as the log shows them
+	excluded   []Excluded
+	byBreaker  int // how many of excluded a breaker holds back
+	// waitable: every endpoint serving the model is held back by a rate
+	// limit only; waitUntil is when the earliest may be tried again.
+	waitable  bool
+	waitUntil time.Time
+}
+
+// decide filters the request's routable list by model and breaker.
+func (q *request) decide(now time.Time) decision {
+	var d decision
+	waitable := true
+	for _, e := range q.snap.lists[q.pi] {
 		if !e.servesModel(q.model) {
-			rt.Excluded = append(rt.Excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: "model"})
+			d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: ExcludedModel})
 			continue
 		}
 		b := q.s.breakers.Get(e.ID)
 		if b.Available(now) {
-			cands = append(cands, e)
-			rt.Candidates = append(rt.Candidates, Candidate{EndpointID: e.ID, Endpoint: e.Name, State: b.View(now).State.String()})
+			d.cands = append(d.cands, e)
+			d.candidates = append(d.candidates, Candidate{EndpointID: e.ID, Endpoint: e.Name, State: b.View(now).State})
 			continue
 		}
 		v := b.View(now)
-		rt.Excluded = append(rt.Excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: viewReason(v), Until: v.Until})
+		d.byBreaker++
+		d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: ExcludedBreaker,
+			State: v.State, BreakerReason: v.Reason, ProbeInFlight: v.State == breaker.HalfOpen, Until: v.Until})
 		until := v.Until
 		switch {
 		case v.Reason != breaker.RateLimited:
@@ -221,57 +234,34 @@ func (q *request) filter(now time.Time) (cands []*endpoint, waitUntil time.Time,
 			// Another request holds the probe; look again shortly.
 			until = now.Add(halfOpenPoll)
 		}
-		if waitUntil.IsZero() || until.Before(waitUntil) {
-			waitUntil = until
+		if d.waitUntil.IsZero() || until.Before(d.waitUntil) {
+			d.waitUntil = until
 		}
 	}
-	return cands, waitUntil, waitable && !waitUntil.IsZero()
+	d.waitable = waitable && !d.waitUntil.IsZero()
+	return d
 }
 
 // halfOpenPoll is how soon a request waiting out rate limits looks again
 // when the endpoint is HalfOpen with its probe taken by another request.
 const halfOpenPoll = 100 * time.Millisecond
 
-func viewReason(v breaker.View) string {
-	if v.State == breaker.HalfOpen {
-		return "half_open_probe_in_flight"
-	}
-	if v.Reason == breaker.ReasonNone {
-		return v.State.String()
-	}
-	return v.State.String() + ":" + v.Reason.String()
-}
-
-func (q *request) countExcluded(reason string) int {
-	n := 0
-	for _, x := range q.rec.Routing.Excluded {
-		if x.Reason == reason {
-			n++
-		}
-	}
-	return n
-}
-
 func (q *request) noEndpointMessage() string {
-	proto := protocolNames[q.proto]
-	if len(q.snap.lists[q.proto]) == 0 {
+	proto := q.proto
+	if len(q.snap.lists[q.pi]) == 0 {
 		return fmt.Sprintf("no enabled %s endpoint is configured (or none in the fast queue); add or enable one in ccmesh", proto)
 	}
 	return fmt.Sprintf("no enabled %s endpoint serves model %s; add the model to an endpoint's model list or name an endpoint with @name/%s", proto, q.model, q.model)
 }
 
-func (q *request) allOpenMessage(now time.Time) string {
+func (q *request) allOpenMessage(excluded []Excluded, n int, now time.Time) string {
 	var b strings.Builder
-	n := len(q.rec.Routing.Excluded) - q.countExcluded("model")
 	fmt.Fprintf(&b, "all %d endpoints for model %s are unavailable:", n, q.model)
-	for _, x := range q.rec.Routing.Excluded {
-		if x.Reason == "model" {
+	for _, x := range excluded {
+		if x.Reason != ExcludedBreaker {
 			continue
 		}
-		fmt.Fprintf(&b, " %s is %s", x.Endpoint, strings.ReplaceAll(x.Reason, ":", " ("))
-		if strings.Contains(x.Reason, ":") {
-			b.WriteString(")")
-		}
+		fmt.Fprintf(&b, " %s is %s", x.Endpoint, describeHeld(x))
 		if !x.Until.IsZero() {
 			fmt.Fprintf(&b, ", retried in %d s", max(1, int(math.Ceil(x.Until.Sub(now).Seconds()))))
 		}
@@ -279,6 +269,18 @@ func (q *request) allOpenMessage(now time.Time) string {
 	}
 	b.WriteString(" retry later, force-close an endpoint in ccmesh, or name one with @name/model")
 	return b.String()
+}
+
+// describeHeld words why a breaker holds an endpoint back: "open
+// (rate_limited)", or a HalfOpen breaker whose probe another request has.
+func describeHeld(x Excluded) string {
+	switch {
+	case x.ProbeInFlight:
+		return "half_open_probe_in_flight"
+	case x.BreakerReason == breaker.ReasonNone:
+		return x.State.String()
+	}
+	return x.State.String() + " (" + x.BreakerReason.String() + ")"
 }
 
 // sleepCtx waits d or until ctx ends.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
@@ -196,7 +197,7 @@ func TestExplicitBudgetAndCounting(t *testing.T) {
 		t.Fatalf("status %d, a=%d b=%d; want 503 after 3 attempts on a only", got.status, a.Count(), b.Count())
 	}
 	for i, at := range rec.Attempts {
-		if !at.BreakerCounted || at.Outcome != "failure" {
+		if !at.BreakerCounted || at.Outcome != breaker.Failure {
 			t.Errorf("attempt %d: counted %v outcome %q, want a counted failure", i, at.BreakerCounted, at.Outcome)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package proxy is ccmesh's inbound HTTP side: routing over endpoints, the
 // attempt loop with failover, error classification, SSE streaming and the
-// request log record (docs/BEHAVIOUR.md#inbound-api–docs/BEHAVIOUR.md#attempt-loop, docs/BEHAVIOUR.md#rate-limit-wait–docs/BEHAVIOUR.md#request-log, docs/BEHAVIOUR.md#safety).
+// request log record. docs/BEHAVIOUR.md states its rules, from
+// #inbound-api to #request-log, and the proxy's side of #safety.
 package proxy
 
 import (
@@ -134,26 +135,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusNotFound, "ccmesh does not serve "+r.URL.Path+": it serves /v1/messages, /v1/messages/count_tokens, /v1/chat/completions, /v1/responses and /v1/models")
 		return
 	}
-	rec.Protocol = protocolNames[proto]
+	rec.Protocol = proto
 	if r.Method != http.MethodPost {
-		shape = shapeFor(rec.Protocol)
+		shape = proto.shape()
 		fail(http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
 		return
 	}
-	q := &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, shape: shapeFor(rec.Protocol), start: start}
+	q := &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.index(), shape: proto.shape(), start: start}
 	q.serve()
 }
 
-func routeProtocol(path string) (int, bool) {
+// routeProtocol is the protocol an inbound path belongs to.
+func routeProtocol(path string) (Protocol, bool) {
 	switch path {
 	case "/v1/messages", "/v1/messages/count_tokens":
-		return protoAnthropicIdx, true
+		return ProtocolAnthropic, true
 	case "/v1/chat/completions":
-		return protoChatIdx, true
+		return ProtocolOpenAIChat, true
 	case "/v1/responses":
-		return protoResponsesIdx, true
+		return ProtocolOpenAIResponses, true
 	}
-	return 0, false
+	return "", false
 }
 
 // guard applies docs/BEHAVIOUR.md#safety's Host and Origin checks; it returns why the
@@ -206,9 +208,6 @@ func clientTokenOK(r *http.Request, token string) bool {
 	if k := r.Header.Get("X-Api-Key"); k != "" && subtle.ConstantTimeCompare([]byte(k), []byte(token)) == 1 {
 		return true
 	}
-	a := r.Header.Get("Authorization")
-	if len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(a[7:])), []byte(token)) == 1
-	}
-	return false
+	b := BearerToken(r.Header)
+	return b != "" && subtle.ConstantTimeCompare([]byte(b), []byte(token)) == 1
 }

@@ -10,8 +10,6 @@ import (
 	"io"
 	"net/http"
 	"time"
-
-	"github.com/ccmesh/ccmesh/breaker"
 )
 
 // responseController flushes without requiring http.Flusher on the writer
@@ -115,8 +113,8 @@ func parseEvent(raw []byte) (name string, data []byte) {
 // classifyEvent decides an event's kind for the request's protocol. Once
 // the hold is released only errors and the end matter, so chat chunks
 // skip the JSON decode then (holding is true during the prelude).
-func classifyEvent(proto int, name string, data []byte, holding bool) evKind {
-	if proto == protoChatIdx {
+func classifyEvent(proto Protocol, name string, data []byte, holding bool) evKind {
+	if proto == ProtocolOpenAIChat {
 		if !holding && !bytes.Contains(data, errorKey) {
 			if string(bytes.TrimSpace(data)) == "[DONE]" {
 				return evTerminal
@@ -215,7 +213,12 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 				held = append(held, raw...)
 				continue
 			case evError:
-				return streamErrorResult(data)
+				return result{
+					verdict:  classifyStreamError(data, time.Now()),
+					status:   http.StatusOK,
+					bodyHead: Head(data, bodyHeadCap),
+					msg:      "stream began with an error event: " + upstreamErrorText(data),
+				}
 			}
 			firstByte.Stop()
 			released = true
@@ -236,8 +239,10 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 		case evError:
 			// The upstream told the client itself; the stream is broken.
 			q.rec.StreamEnd = StreamUpstreamError
-			q.rec.Error = "upstream sent an error event mid-stream: " + head(data, 200)
-			return result{act: actDone, outcome: failure(breaker.Broken), status: resp.StatusCode, errType: errTypeStreamErr, msg: q.rec.Error}
+			q.rec.Error = "upstream sent an error event mid-stream: " + Head(data, 200)
+			res := result{verdict: brokenAfterContent, status: resp.StatusCode, msg: q.rec.Error}
+			res.errType = ErrStreamErr
+			return res
 		}
 	}
 }
@@ -246,50 +251,29 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 // any content: a failed attempt the client never sees.
 func (q *request) preludeFailure(ctx context.Context, err error) result {
 	if q.r.Context().Err() != nil {
-		return result{act: actStop, errType: errTypeClientGone, msg: "client went away"}
+		return q.clientLeft()
 	}
-	res := result{act: actRetry, outcome: failure(breaker.Broken), status: http.StatusOK}
+	res := result{verdict: brokenRetry, status: http.StatusOK}
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errFirstByteTimeout):
-		res.errType = errTypeFirstByte
+		res.errType = ErrFirstByte
 		res.msg = fmt.Sprintf("stream sent no content within %s (first-byte timeout)", q.snap.cfg.FirstByteTimeout)
 	case errors.Is(cause, errIdleTimeout):
-		res.errType = errTypeIdle
+		res.errType = ErrIdle
 		res.msg = fmt.Sprintf("stream stalled for %s before any content (idle timeout)", q.snap.cfg.IdleTimeout)
 	case errors.Is(err, io.EOF):
-		res.errType = errTypeStreamEnd
+		res.errType = ErrStreamEnd
 		res.msg = "stream ended before any content"
 	default:
-		res.errType = errTypeStreamEnd
+		res.errType = ErrStreamEnd
 		res.msg = "stream broke before any content: " + err.Error()
 	}
 	return res
 }
 
-// streamErrorResult classifies an error event sent before any content as
-// if the upstream had answered with the matching status.
-func streamErrorResult(data []byte) result {
-	status := http.StatusInternalServerError
-	switch {
-	case bytes.Contains(data, []byte("overloaded")):
-		status = 529
-	case bytes.Contains(data, []byte("rate_limit")):
-		status = http.StatusTooManyRequests
-	}
-	res := classify(status, nil, data, true)
-	if res.act == actDone { // never hand a half-started stream over as a neutral answer
-		res.act = actNext
-	}
-	res.status = http.StatusOK
-	res.errType = errTypeStreamErr
-	res.bodyHead = head(data, bodyHeadCap)
-	res.msg = "stream began with an error event: " + upstreamErrorText(data)
-	return res
-}
-
 // streamBroken ends a stream that already reached the client.
 func (q *request) streamBroken(ctx context.Context, err error, complete bool) result {
-	ok := result{act: actDone, outcome: breaker.Outcome{Kind: breaker.Success}, status: q.rec.Status}
+	ok := result{verdict: delivered, status: q.rec.Status}
 	switch {
 	case complete && errors.Is(err, io.EOF):
 		q.rec.StreamEnd = StreamComplete
@@ -312,12 +296,12 @@ func (q *request) streamBroken(ctx context.Context, err error, complete bool) re
 	if _, werr := q.w.Write(q.streamErrorEvent(msg)); werr == nil {
 		newResponseController(q.w).flush()
 	}
-	return result{act: actDone, outcome: failure(breaker.Broken), status: q.rec.Status, errType: errTypeStreamEnd, msg: msg}
+	return result{verdict: brokenAfterContent, status: q.rec.Status, msg: msg}
 }
 
 func (q *request) streamClientGone() result {
 	q.rec.StreamEnd = StreamClientGone
-	return q.clientWriteFailed(result{act: actDone, errType: errTypeClientGone, msg: "client went away mid-stream"})
+	return q.clientWriteFailed(result{verdict: verdict{act: actDone, errType: ErrClientGone}, msg: "client went away mid-stream"})
 }
 
 // streamErrorEvent is the protocol-correct way to end a started stream.
@@ -325,10 +309,10 @@ func (q *request) streamErrorEvent(msg string) []byte {
 	msg = "ccmesh: " + msg + "; retry the request"
 	var b []byte
 	switch q.proto {
-	case protoAnthropicIdx:
+	case ProtocolAnthropic:
 		b, _ = json.Marshal(claudeError{Type: "error", Error: claudeErrorBody{Type: "overloaded_error", Message: msg}})
 		return fmt.Appendf(nil, "event: error\ndata: %s\n\n", b)
-	case protoResponsesIdx:
+	case ProtocolOpenAIResponses:
 		b, _ = json.Marshal(struct {
 			Type    string  `json:"type"`
 			Code    string  `json:"code"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
@@ -65,32 +66,32 @@ func TestStreamPreludeFailover(t *testing.T) {
 		good      proxytest.Response
 		wantTried string
 		wantOnce  string // appears exactly once in what the client got
-		errType   string
+		errType   ErrorType
 	}{
 		{
 			name: "claude early death after message_start", path: "/v1/messages", body: claudeStreamBody,
 			fault: proxytest.Response{Events: claudePrelude, CutAfter: 2}, good: okClaudeStream(),
-			wantTried: "a,a,b", wantOnce: "event: message_start", errType: errTypeStreamEnd,
+			wantTried: "a,a,b", wantOnce: "event: message_start", errType: ErrStreamEnd,
 		},
 		{
 			name: "claude overloaded error event first", path: "/v1/messages", body: claudeStreamBody,
 			fault: proxytest.Response{Events: append(claudePrelude[:1:1], proxytest.AnthropicErrorEvent("overloaded_error", "Overloaded"))},
-			good:  okClaudeStream(), wantTried: "a,a,b", wantOnce: "event: message_start", errType: errTypeStreamErr,
+			good:  okClaudeStream(), wantTried: "a,a,b", wantOnce: "event: message_start", errType: ErrStreamErr,
 		},
 		{
 			name: "claude rate limit error event first", path: "/v1/messages", body: claudeStreamBody,
 			fault: proxytest.Response{Events: []proxytest.Event{proxytest.AnthropicErrorEvent("rate_limit_error", "slow down")}},
-			good:  okClaudeStream(), wantTried: "a,b", wantOnce: "event: message_start", errType: errTypeStreamErr,
+			good:  okClaudeStream(), wantTried: "a,b", wantOnce: "event: message_start", errType: ErrStreamErr,
 		},
 		{
 			name: "openai chat role-only delta then death", path: "/v1/chat/completions", body: `{"model":"gpt-5","stream":true,"messages":[]}`,
 			fault: proxytest.Response{Events: proxytest.ChatStream(1, 2, "x")[:1], CutAfter: 1}, good: proxytest.Response{Events: proxytest.ChatStream(1, 2, "x")},
-			wantTried: "a,a,b", wantOnce: `"role":"assistant"`, errType: errTypeStreamEnd,
+			wantTried: "a,a,b", wantOnce: `"role":"assistant"`, errType: ErrStreamEnd,
 		},
 		{
 			name: "openai responses created then death", path: "/v1/responses", body: `{"model":"gpt-5","stream":true,"input":"hi"}`,
 			fault: proxytest.Response{Events: proxytest.ResponsesStream(1, 2, "x")[:2], CutAfter: 2}, good: proxytest.Response{Events: proxytest.ResponsesStream(1, 2, "x")},
-			wantTried: "a,a,b", wantOnce: "event: response.created", errType: errTypeStreamEnd,
+			wantTried: "a,a,b", wantOnce: "event: response.created", errType: ErrStreamEnd,
 		},
 	}
 	for _, tc := range tests {
@@ -98,9 +99,9 @@ func TestStreamPreludeFailover(t *testing.T) {
 			a, b := upstream(t, tc.fault), upstream(t, tc.good)
 			ea, eb := ep(1, "a", a.URL), ep(2, "b", b.URL)
 			if tc.path != "/v1/messages" {
-				proto := ProtoOpenAIChat
+				proto := ProtocolOpenAIChat
 				if tc.path == "/v1/responses" {
-					proto = ProtoOpenAIResponses
+					proto = ProtocolOpenAIResponses
 				}
 				ea.Protocol, eb.Protocol = proto, proto
 			}
@@ -131,15 +132,16 @@ func TestStreamPreludeFailover(t *testing.T) {
 // log a broken stream.
 func TestStreamMidStreamFailure(t *testing.T) {
 	tests := []struct {
-		name, path, body, proto string
-		events                  []proxytest.Event
-		wantTail                string
+		name, path, body string
+		proto            Protocol
+		events           []proxytest.Event
+		wantTail         string
 	}{
-		{"claude", "/v1/messages", claudeStreamBody, ProtoAnthropic, proxytest.AnthropicStream(1, 2, "partial", "more"),
+		{"claude", "/v1/messages", claudeStreamBody, ProtocolAnthropic, proxytest.AnthropicStream(1, 2, "partial", "more"),
 			"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"ccmesh: the upstream stream"},
-		{"openai chat", "/v1/chat/completions", `{"model":"gpt-5","stream":true}`, ProtoOpenAIChat, proxytest.ChatStream(1, 2, "partial", "more"),
+		{"openai chat", "/v1/chat/completions", `{"model":"gpt-5","stream":true}`, ProtocolOpenAIChat, proxytest.ChatStream(1, 2, "partial", "more"),
 			"data: {\"error\":{\"message\":\"ccmesh: the upstream stream"},
-		{"openai responses", "/v1/responses", `{"model":"gpt-5","stream":true}`, ProtoOpenAIResponses, proxytest.ResponsesStream(1, 2, "partial", "more"),
+		{"openai responses", "/v1/responses", `{"model":"gpt-5","stream":true}`, ProtocolOpenAIResponses, proxytest.ResponsesStream(1, 2, "partial", "more"),
 			"event: error\ndata: {\"type\":\"error\",\"code\":\"upstream_error\",\"message\":\"ccmesh: the upstream stream"},
 	}
 	for _, tc := range tests {
@@ -159,7 +161,7 @@ func TestStreamMidStreamFailure(t *testing.T) {
 			if b.Count() != 0 {
 				t.Errorf("failed over after content: b got %d requests", b.Count())
 			}
-			if rec.StreamEnd != StreamUpstreamError || rec.Attempts[0].Outcome != "failure" {
+			if rec.StreamEnd != StreamUpstreamError || rec.Attempts[0].Outcome != breaker.Failure {
 				t.Errorf("stream_end %q outcome %q, want upstream_error failure", rec.StreamEnd, rec.Attempts[0].Outcome)
 			}
 			if c := h.breakers.Get(1).View(rec.Time).Counts.ConsecutiveFailures; c != 1 {
@@ -181,7 +183,7 @@ func TestStreamUpstreamErrorEventAfterContent(t *testing.T) {
 	if !strings.HasSuffix(got.body, proxytest.FormatEvent(evs[len(evs)-1])) {
 		t.Errorf("body does not end with the upstream's error event: %s", got.body)
 	}
-	if rec.StreamEnd != StreamUpstreamError || rec.Attempts[0].Outcome != "failure" {
+	if rec.StreamEnd != StreamUpstreamError || rec.Attempts[0].Outcome != breaker.Failure {
 		t.Errorf("stream_end %q outcome %q, want upstream_error failure", rec.StreamEnd, rec.Attempts[0].Outcome)
 	}
 }

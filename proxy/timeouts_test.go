@@ -113,8 +113,8 @@ func TestFirstByteTimeout(t *testing.T) {
 		if w.Code != 200 || attemptsOn(rec) != "a,a,b" {
 			t.Fatalf("status %d attempts %q, want 200 after a,a,b", w.Code, attemptsOn(rec))
 		}
-		if rec.Attempts[0].ErrorType != errTypeFirstByte {
-			t.Errorf("error type %q, want %q", rec.Attempts[0].ErrorType, errTypeFirstByte)
+		if rec.Attempts[0].ErrorType != ErrFirstByte {
+			t.Errorf("error type %q, want %q", rec.Attempts[0].ErrorType, ErrFirstByte)
 		}
 		// two timeouts plus one retry delay (300 ms default)
 		if got, want := time.Since(start), 20*time.Second+DefaultRetryDelay; got != want {
@@ -162,7 +162,7 @@ func TestIdleTimeout(t *testing.T) {
 		if body := w.Body.String(); !strings.Contains(body, "event: error") || !strings.Contains(body, "idle timeout") {
 			t.Errorf("no error event in %s", body)
 		}
-		if rec.Attempts[0].Outcome != "failure" {
+		if rec.Attempts[0].Outcome != breaker.Failure {
 			t.Errorf("outcome = %q, want failure", rec.Attempts[0].Outcome)
 		}
 	})
@@ -184,8 +184,8 @@ func TestPreludeStall(t *testing.T) {
 		if n := strings.Count(w.Body.String(), "event: message_start"); n != 1 {
 			t.Errorf("message_start sent %d times, want 1", n)
 		}
-		if rec.Attempts[0].ErrorType != errTypeFirstByte {
-			t.Errorf("error type = %q, want %q", rec.Attempts[0].ErrorType, errTypeFirstByte)
+		if rec.Attempts[0].ErrorType != ErrFirstByte {
+			t.Errorf("error type = %q, want %q", rec.Attempts[0].ErrorType, ErrFirstByte)
 		}
 	})
 }

@@ -141,26 +141,26 @@ func TestDecodeBody(t *testing.T) {
 func TestClassifyEvent(t *testing.T) {
 	tests := []struct {
 		name  string
-		proto int
+		proto Protocol
 		ev    string
 		data  string
 		want  evKind
 	}{
-		{"claude message_start", protoAnthropicIdx, "message_start", `{}`, evPrelude},
-		{"claude ping", protoAnthropicIdx, "ping", `{}`, evPrelude},
-		{"claude thinking block", protoAnthropicIdx, "content_block_start", `{"content_block":{"type":"thinking"}}`, evContent},
-		{"claude error", protoAnthropicIdx, "error", `{}`, evError},
-		{"claude stop", protoAnthropicIdx, "message_stop", `{}`, evTerminal},
-		{"claude unnamed", protoAnthropicIdx, "", `{"type":"ping"}`, evPrelude},
-		{"chat role only", protoChatIdx, "", `{"choices":[{"delta":{"role":"assistant","content":""},"finish_reason":null}]}`, evPrelude},
-		{"chat content", protoChatIdx, "", `{"choices":[{"delta":{"content":"hi"}}]}`, evContent},
-		{"chat tool call", protoChatIdx, "", `{"choices":[{"delta":{"role":"assistant","tool_calls":[{"index":0}]}}]}`, evContent},
-		{"chat error", protoChatIdx, "", `{"error":{"message":"x"}}`, evError},
-		{"chat content mentioning error", protoChatIdx, "", `{"choices":[{"delta":{"content":"\"error\": x"}}]}`, evContent},
-		{"chat done", protoChatIdx, "", `[DONE]`, evTerminal},
-		{"responses created", protoResponsesIdx, "response.created", `{}`, evPrelude},
-		{"responses delta", protoResponsesIdx, "response.output_text.delta", `{}`, evContent},
-		{"responses failed", protoResponsesIdx, "response.failed", `{}`, evError},
+		{"claude message_start", ProtocolAnthropic, "message_start", `{}`, evPrelude},
+		{"claude ping", ProtocolAnthropic, "ping", `{}`, evPrelude},
+		{"claude thinking block", ProtocolAnthropic, "content_block_start", `{"content_block":{"type":"thinking"}}`, evContent},
+		{"claude error", ProtocolAnthropic, "error", `{}`, evError},
+		{"claude stop", ProtocolAnthropic, "message_stop", `{}`, evTerminal},
+		{"claude unnamed", ProtocolAnthropic, "", `{"type":"ping"}`, evPrelude},
+		{"chat role only", ProtocolOpenAIChat, "", `{"choices":[{"delta":{"role":"assistant","content":""},"finish_reason":null}]}`, evPrelude},
+		{"chat content", ProtocolOpenAIChat, "", `{"choices":[{"delta":{"content":"hi"}}]}`, evContent},
+		{"chat tool call", ProtocolOpenAIChat, "", `{"choices":[{"delta":{"role":"assistant","tool_calls":[{"index":0}]}}]}`, evContent},
+		{"chat error", ProtocolOpenAIChat, "", `{"error":{"message":"x"}}`, evError},
+		{"chat content mentioning error", ProtocolOpenAIChat, "", `{"choices":[{"delta":{"content":"\"error\": x"}}]}`, evContent},
+		{"chat done", ProtocolOpenAIChat, "", `[DONE]`, evTerminal},
+		{"responses created", ProtocolOpenAIResponses, "response.created", `{}`, evPrelude},
+		{"responses delta", ProtocolOpenAIResponses, "response.output_text.delta", `{}`, evContent},
+		{"responses failed", ProtocolOpenAIResponses, "response.failed", `{}`, evError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

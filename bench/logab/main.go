@@ -81,7 +81,7 @@ func run(ctx context.Context, c config) error {
 	srv := proxy.New(proxy.Options{Breakers: breaker.NewSet(breaker.Config{}, nil), Sink: sink, Logger: zerolog.Nop()})
 	srv.Update(proxy.Config{Endpoints: []proxy.Endpoint{{
 		ID: 1, Name: "up", BaseURL: c.upstream, APIKey: "k-123456789",
-		Protocol: proxy.ProtoAnthropic, Auth: "auto", Enabled: true,
+		Protocol: proxy.ProtocolAnthropic, Auth: proxy.AuthAuto, Enabled: true,
 	}}})
 	return serve.Serve(ctx, c.listen, c.portFile, srv)
 }

@@ -38,7 +38,7 @@ func TestWriterSink(t *testing.T) {
 	}
 	defer db.Close()
 	w := store.NewLogWriter(db, store.LogWriterOptions{})
-	rec := &proxy.Record{Time: time.UnixMilli(1_700_000_000_000), Protocol: proxy.ProtoAnthropic,
+	rec := &proxy.Record{Time: time.UnixMilli(1_700_000_000_000), Protocol: proxy.ProtocolAnthropic,
 		Path: "/v1/messages", ModelAsked: "m", EndpointID: 1, Endpoint: "up", Status: 200,
 		AttemptCount: 1, Stream: true, StreamEnd: proxy.StreamComplete}
 	writerSink{w}.Log(rec)
@@ -55,7 +55,7 @@ func TestWriterSink(t *testing.T) {
 		t.Fatalf("got %d rows, want 1", len(rows))
 	}
 	got := rows[0]
-	if got.Endpoint != "up" || got.Status != 200 || got.Path != "/v1/messages" || !got.Stream || got.StreamEnd != proxy.StreamComplete {
+	if got.Endpoint != "up" || got.Status != 200 || got.Path != "/v1/messages" || !got.Stream || got.StreamEnd != string(proxy.StreamComplete) {
 		t.Errorf("row = %+v, want endpoint up, status 200, path /v1/messages, a complete stream", got)
 	}
 }

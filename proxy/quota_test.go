@@ -1,6 +1,8 @@
-package breaker
+package proxy
 
 import (
+	"github.com/ccmesh/ccmesh/breaker"
+
 	"net/http"
 	"strings"
 	"testing"
@@ -21,15 +23,15 @@ const (
 
 func TestClassify(t *testing.T) {
 	now := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	none := Class{}
-	quota := Class{Reason: QuotaExhausted}
-	limited := func(d time.Duration) Class { return Class{Reason: RateLimited, RetryAfter: d} }
+	none := limitClass{}
+	quota := limitClass{Reason: breaker.QuotaExhausted}
+	limited := func(d time.Duration) limitClass { return limitClass{Reason: breaker.RateLimited, RetryAfter: d} }
 	for _, tc := range []struct {
 		name   string
 		status int
 		h      http.Header
 		body   string
-		want   Class
+		want   limitClass
 	}{
 		// 400: only spent credit is special.
 		{"anthropic credit balance 400", 400, nil, anthropicCredit, quota},
@@ -69,13 +71,13 @@ func TestClassify(t *testing.T) {
 		{"retryDelay garbage", 429, nil, `{"retryDelay": "soon"}`, limited(0)},
 		{"plain 429", 429, nil, ``, limited(0)},
 		{"header beats body", 429, header("Retry-After", "5"), geminiQuota, limited(5 * time.Second)},
-		// Other statuses are not Classify's business.
+		// Other statuses are not classifyLimit's business.
 		{"500 with quota text", 500, nil, openAIQuota, none},
 		{"401", 401, nil, anthropicCredit, none},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Classify(tc.status, tc.h, []byte(tc.body), now); got != tc.want {
-				t.Errorf("Classify(%d, %v, %q) = %+v, want %+v", tc.status, tc.h, tc.body, got, tc.want)
+			if got := classifyLimit(tc.status, tc.h, []byte(tc.body), now); got != tc.want {
+				t.Errorf("classifyLimit(%d, %v, %q) = %+v, want %+v", tc.status, tc.h, tc.body, got, tc.want)
 			}
 		})
 	}
@@ -105,8 +107,8 @@ func TestClassifyDoesNotAllocate(t *testing.T) {
 		{429, openAIQuota},
 	} {
 		body := []byte(tc.body)
-		if n := testing.AllocsPerRun(100, func() { Classify(tc.status, h, body, now) }); n != 0 {
-			t.Errorf("Classify(%d, %.20q…) allocates %v times per call, want 0", tc.status, tc.body, n)
+		if n := testing.AllocsPerRun(100, func() { classifyLimit(tc.status, h, body, now) }); n != 0 {
+			t.Errorf("classifyLimit(%d, %.20q…) allocates %v times per call, want 0", tc.status, tc.body, n)
 		}
 	}
 }

@@ -1,6 +1,8 @@
-package breaker
+package proxy
 
 import (
+	"github.com/ccmesh/ccmesh/breaker"
+
 	"net/http"
 	"testing"
 	"time"
@@ -28,11 +30,11 @@ func FuzzParseRetryAfter(f *testing.F) {
 		h.Set("X-Ratelimit-Reset-Tokens", reset)
 		h.Set("X-Ratelimit-Reset", reset)
 		h.Set("Anthropic-Ratelimit-Requests-Reset", reset)
-		d, ok := ParseRetryAfter(h, now)
+		d, ok := parseRetryAfter(h, now)
 		if ok != (d > 0) {
-			t.Fatalf("ParseRetryAfter = %v, %v: ok must mean a positive duration", d, ok)
+			t.Fatalf("parseRetryAfter = %v, %v: ok must mean a positive duration", d, ok)
 		}
-		if d2, ok2 := ParseRetryAfter(h, now); d2 != d || ok2 != ok {
+		if d2, ok2 := parseRetryAfter(h, now); d2 != d || ok2 != ok {
 			t.Fatalf("not deterministic: %v,%v then %v,%v", d, ok, d2, ok2)
 		}
 	})
@@ -63,26 +65,26 @@ func FuzzClassify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status int, retryAfter string, body []byte) {
 		h := http.Header{}
 		h.Set("Retry-After", retryAfter)
-		c := Classify(status, h, body, now)
+		c := classifyLimit(status, h, body, now)
 		switch c.Reason {
-		case ReasonNone, QuotaExhausted, RateLimited:
+		case breaker.ReasonNone, breaker.QuotaExhausted, breaker.RateLimited:
 		default:
-			t.Fatalf("reason %v: Classify only says none, quota or rate limited", c.Reason)
+			t.Fatalf("reason %v: classifyLimit only says none, quota or rate limited", c.Reason)
 		}
-		if c.RetryAfter < 0 || (c.RetryAfter > 0 && c.Reason != RateLimited) {
+		if c.RetryAfter < 0 || (c.RetryAfter > 0 && c.Reason != breaker.RateLimited) {
 			t.Fatalf("%+v: a retry time must be positive and only come with a rate limit", c)
 		}
 		switch status {
 		case 400, 402, 403:
-			if c.Reason == RateLimited {
+			if c.Reason == breaker.RateLimited {
 				t.Fatalf("status %d classified as a rate limit", status)
 			}
 		case 429:
-			if c.Reason == ReasonNone {
+			if c.Reason == breaker.ReasonNone {
 				t.Fatal("a 429 is a rate limit or spent quota, never nothing")
 			}
 		default:
-			if c != (Class{}) {
+			if c != (limitClass{}) {
 				t.Fatalf("status %d: %+v, want nothing", status, c)
 			}
 		}

@@ -1,16 +1,18 @@
-package breaker
+package proxy
 
 import (
+	"github.com/ccmesh/ccmesh/breaker"
+
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 )
 
-// Class is the result of Classify.
-type Class struct {
-	Reason     Reason        // QuotaExhausted, RateLimited, or ReasonNone ("not a quota error")
-	RetryAfter time.Duration // for RateLimited, when the upstream gave one
+// limitClass is the result of classifyLimit.
+type limitClass struct {
+	Reason     breaker.Reason // QuotaExhausted, RateLimited, or ReasonNone ("not a quota error")
+	RetryAfter time.Duration  // for breaker.RateLimited, when the upstream gave one
 }
 
 // quotaHorizon splits docs/BEHAVIOUR.md#spent-quota's 429s: an explicit retry window shorter than
@@ -18,7 +20,7 @@ type Class struct {
 // per-minute "exceeded your current quota" comes with a 30 s retryDelay).
 const quotaHorizon = time.Hour
 
-// Classify applies docs/BEHAVIOUR.md#spent-quota to an upstream error (status among 400, 402,
+// classifyLimit applies docs/BEHAVIOUR.md#spent-quota to an upstream error (status among 400, 402,
 // 403, 429), its headers and the first bytes of its body.
 //
 //   - 400, 402, 403: QuotaExhausted when the body, or a header whose name
@@ -27,7 +29,7 @@ const quotaHorizon = time.Hour
 //     the attempt loop maps a plain 402 to QuotaExhausted itself (docs/BEHAVIOUR.md#attempt-loop).
 //   - 429: QuotaExhausted when the text says so and no explicit retry
 //     window under an hour is given; otherwise RateLimited, with the
-//     retry time of the headers (see ParseRetryAfter) or of the body
+//     retry time of the headers (see parseRetryAfter) or of the body
 //     (Gemini RetryInfo "retryDelay": "30s"; "Please try again in 20s").
 //     Explicit means Retry-After, retry-after-ms or a body hint: the
 //     rate-limit reset headers come on ordinary responses too, so they
@@ -36,27 +38,27 @@ const quotaHorizon = time.Hour
 //
 // Text is matched case-insensitively, on the raw bytes (Chinese markers also
 // in their JSON \u escapes), without allocating.
-func Classify(status int, h http.Header, body []byte, now time.Time) Class {
+func classifyLimit(status int, h http.Header, body []byte, now time.Time) limitClass {
 	switch status {
 	case http.StatusBadRequest, http.StatusPaymentRequired, http.StatusForbidden:
 		if quotaSpent(h, body) {
-			return Class{Reason: QuotaExhausted}
+			return limitClass{Reason: breaker.QuotaExhausted}
 		}
-		return Class{}
+		return limitClass{}
 	case http.StatusTooManyRequests:
 		d, ok := explicitRetryAfter(h, now)
 		if !ok {
 			d, ok = bodyRetryAfter(body)
 		}
 		if quotaSpent(h, body) && !(ok && d < quotaHorizon) {
-			return Class{Reason: QuotaExhausted}
+			return limitClass{Reason: breaker.QuotaExhausted}
 		}
 		if !ok {
 			d, _ = resetRetryAfter(h, now)
 		}
-		return Class{Reason: RateLimited, RetryAfter: d}
+		return limitClass{Reason: breaker.RateLimited, RetryAfter: d}
 	}
-	return Class{}
+	return limitClass{}
 }
 
 // quotaMarkers are lower-case phrases that mean the account's money or

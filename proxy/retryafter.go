@@ -1,4 +1,4 @@
-package breaker
+package proxy
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ParseRetryAfter reads when an upstream says to retry, from its response
+// parseRetryAfter reads when an upstream says to retry, from its response
 // headers. ok is false when no header gives a usable time; when ok, d > 0.
 //
 // Headers, first usable wins:
@@ -27,7 +27,7 @@ import (
 // zero tells the breaker nothing. Huge values saturate at the largest
 // Duration instead of overflowing; capping them is the breaker's job
 // (MaxRateLimitTimeout), not the parser's.
-func ParseRetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
+func parseRetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	if d, ok := explicitRetryAfter(h, now); ok {
 		return d, true
 	}

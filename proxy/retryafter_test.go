@@ -1,6 +1,8 @@
-package breaker
+package proxy
 
 import (
+	"github.com/ccmesh/ccmesh/breaker"
+
 	"math"
 	"net/http"
 	"testing"
@@ -71,9 +73,9 @@ func TestParseRetryAfter(t *testing.T) {
 		{"generic reset absurd", header("x-ratelimit-reset", "99999999999999999999"), 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ParseRetryAfter(tc.h, now)
+			got, ok := parseRetryAfter(tc.h, now)
 			if got != tc.want || ok != tc.wantOK {
-				t.Errorf("ParseRetryAfter(%v) = %v, %v; want %v, %v", tc.h, got, ok, tc.want, tc.wantOK)
+				t.Errorf("parseRetryAfter(%v) = %v, %v; want %v, %v", tc.h, got, ok, tc.want, tc.wantOK)
 			}
 		})
 	}
@@ -94,15 +96,22 @@ func TestRetryAfterIntoBreaker(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				b, _ := newBreaker(t, Overrides{})
-				c := Classify(http.StatusTooManyRequests, tc.h, nil, time.Now())
-				report(t, b, Claude, Outcome{Kind: Failure, Reason: c.Reason, RetryAfter: c.RetryAfter})
+				b := breaker.NewSet(breaker.Config{}, nil).Get(1)
+				v := classifyStatus(http.StatusTooManyRequests, tc.h, nil, true, time.Now())
+				p, err := b.Allow(breaker.Claude, time.Now().Add(time.Minute))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Done(v.outcome)
+				got := b.View(time.Now())
 				if tc.wantCooldown == 0 {
-					wantState(t, b, Closed, ReasonNone)
+					if got.State != breaker.Closed {
+						t.Errorf("state %v, want closed", got.State)
+					}
 					return
 				}
-				if v := wantState(t, b, Open, RateLimited); v.Until.Sub(v.OpenedAt) != tc.wantCooldown {
-					t.Errorf("cooldown = %v, want %v", v.Until.Sub(v.OpenedAt), tc.wantCooldown)
+				if got.State != breaker.Open || got.Reason != breaker.RateLimited || got.Until.Sub(got.OpenedAt) != tc.wantCooldown {
+					t.Errorf("got %v (%v) for %v, want open (rate_limited) for %v", got.State, got.Reason, got.Until.Sub(got.OpenedAt), tc.wantCooldown)
 				}
 			})
 		})
