@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../api/context';
 import type { ClaudeCode, ClaudeCodeApplied } from '../api/types';
@@ -13,17 +13,21 @@ export function ClaudeCodePanel() {
   const [applied, setApplied] = useState<ClaudeCodeApplied | null>(null);
   const [error, setError] = useState('');
 
-  const load = async () => {
-    try {
-      setCc(await api.claudeCode());
-      setError('');
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  };
+  // State is set in the promise callbacks, never synchronously in the effect that calls this.
+  const load = useCallback(
+    () =>
+      api
+        .claudeCode()
+        .then((c) => {
+          setCc(c);
+          setError('');
+        })
+        .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err))),
+    [api],
+  );
   useEffect(() => {
     void load();
-  }, []);
+  }, [load]);
 
   const apply = async () => {
     try {

@@ -31,15 +31,18 @@ export function LogsPanel() {
   const [open, setOpen] = useState<LogDetail | null>(null);
 
   const before = cursors.length ? cursors[cursors.length - 1] : null;
-  const load = useCallback(async () => {
-    try {
-      const r = await api.logs({ limit: PAGE, before, ...filters });
-      setPage({ items: r.items ?? [], next: r.next_before });
-      setError('');
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  }, [api, before, filters]);
+  // State is set in the promise callbacks, never synchronously in the effect that calls this.
+  const load = useCallback(
+    () =>
+      api
+        .logs({ limit: PAGE, before, ...filters })
+        .then((r) => {
+          setPage({ items: r.items ?? [], next: r.next_before });
+          setError('');
+        })
+        .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err))),
+    [api, before, filters],
+  );
 
   useEffect(() => {
     void load();

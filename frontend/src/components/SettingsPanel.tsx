@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
@@ -28,7 +28,12 @@ export function SettingsPanel() {
   const [notice, setNotice] = useState('');
   const [general, setGeneral] = useState('');
 
-  useEffect(() => setDraft(settings), [settings]);
+  // New settings from the server (loaded, saved, or pushed live) replace the draft.
+  const [draftOf, setDraftOf] = useState(settings);
+  if (draftOf !== settings) {
+    setDraftOf(settings);
+    setDraft(settings);
+  }
 
   if (!draft) return <p>{t('common.loading')}</p>;
 

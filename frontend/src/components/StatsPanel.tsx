@@ -41,14 +41,18 @@ export function StatsPanel() {
   const [points, setPoints] = useState<StatPoint[]>([]);
   const [error, setError] = useState('');
 
-  const load = useCallback(async () => {
-    try {
-      setPoints((await api.stats(minutes)).points ?? []);
-      setError('');
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  }, [api, minutes]);
+  // State is set in the promise callbacks, never synchronously in the effect that calls this.
+  const load = useCallback(
+    () =>
+      api
+        .stats(minutes)
+        .then((r) => {
+          setPoints(r.points ?? []);
+          setError('');
+        })
+        .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err))),
+    [api, minutes],
+  );
 
   useEffect(() => {
     void load();

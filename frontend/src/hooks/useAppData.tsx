@@ -55,18 +55,20 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
     });
   }, []);
 
-  const refresh = useCallback(async () => {
-    try {
-      const [i, e, h, s] = await Promise.all([api.info(), api.listEndpoints(), api.health(), api.settings()]);
-      setInfo(i);
-      setEndpoints(e);
-      putHealth(h);
-      setSettings(s);
-      setLoadError('');
-    } catch (err) {
-      setLoadError(err instanceof Error ? err.message : String(err));
-    }
-  }, [api, setEndpoints, putHealth]);
+  // State is set in the promise callbacks, never synchronously in the effect that calls this.
+  const refresh = useCallback(
+    () =>
+      Promise.all([api.info(), api.listEndpoints(), api.health(), api.settings()])
+        .then(([i, e, h, s]) => {
+          setInfo(i);
+          setEndpoints(e);
+          putHealth(h);
+          setSettings(s);
+          setLoadError('');
+        })
+        .catch((err: unknown) => setLoadError(err instanceof Error ? err.message : String(err))),
+    [api, setEndpoints, putHealth],
+  );
 
   useEffect(() => {
     void refresh();

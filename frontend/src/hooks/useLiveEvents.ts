@@ -1,7 +1,7 @@
 // The one subscription to /api/events. EventSource reconnects by itself after
 // a dropped connection; when the server answers with an error instead (while
 // it restarts) the browser gives up, so we open a fresh stream after a pause.
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ApiClient } from '../api/client';
 import type { Endpoint, Health, LogRow, Settings } from '../api/types';
 
@@ -28,8 +28,11 @@ function parse<T>(ev: MessageEvent): T | undefined {
 
 export function useLiveEvents(api: ApiClient, handlers: LiveHandlers): void {
   // Handlers live in a ref so a new closure each render does not resubscribe.
+  // The ref is updated on commit, before the subscription effect below runs.
   const ref = useRef(handlers);
-  ref.current = handlers;
+  useLayoutEffect(() => {
+    ref.current = handlers;
+  });
 
   useEffect(() => {
     let source: EventSource | null = null;
