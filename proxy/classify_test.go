@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
@@ -164,4 +166,86 @@ func TestAllRateLimited429(t *testing.T) {
 	if !strings.Contains(got.body, `"rate_limit_error"`) {
 		t.Errorf("body = %s, want a rate_limit_error", got.body)
 	}
+}
+
+// TestVerdicts pins the outcome table of docs/BEHAVIOUR.md#attempt-loop at
+// the classifier: every status row for a plain answer, and the same rows
+// reached through an error event at the start of a 2xx stream, which is
+// never handed over as a neutral answer.
+func TestVerdicts(t *testing.T) {
+	now := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	broken := failure(breaker.Broken)
+	quota := failure(breaker.QuotaExhausted)
+	rate := func(d time.Duration) breaker.Outcome {
+		return breaker.Outcome{Kind: breaker.Failure, Reason: breaker.RateLimited, RetryAfter: d}
+	}
+	credit := `{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low"}}`
+	type row struct {
+		name    string
+		status  int
+		header  http.Header
+		body    string
+		keyless bool
+		want    verdict
+	}
+	rows := []row{
+		{name: "400 spent credit", status: 400, body: credit, want: verdict{act: actNext, outcome: quota, errType: ErrQuota}},
+		{name: "403 spent quota", status: 403, body: `{"error":{"message":"quota exceeded"}}`, want: verdict{act: actNext, outcome: quota, errType: ErrQuota}},
+		{name: "429 insufficient_quota", status: 429, body: `{"error":{"code":"insufficient_quota"}}`, want: verdict{act: actNext, outcome: quota, errType: ErrQuota}},
+		{name: "401 keyless", status: 401, keyless: true, want: verdict{act: actDone, outcome: neutral, errType: ErrStatus}},
+		{name: "401 injected key", status: 401, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
+		{name: "429 with Retry-After", status: 429, header: http.Header{"Retry-After": {"7"}}, want: verdict{act: actNext, outcome: rate(7 * time.Second), errType: ErrRateLimit, retryAfter: 7 * time.Second}},
+		{name: "429 without retry time", status: 429, want: verdict{act: actNext, outcome: rate(0), errType: ErrRateLimit}},
+		{name: "402 plain", status: 402, want: verdict{act: actNext, outcome: quota, errType: ErrQuota}},
+		{name: "403 plain", status: 403, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
+		{name: "404", status: 404, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
+		{name: "418", status: 418, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
+		{name: "408", status: 408, want: verdict{act: actRetry, outcome: broken, errType: ErrStatus}},
+		{name: "302", status: 302, want: verdict{act: actDone, outcome: neutral}},
+	}
+	for _, code := range []int{400, 405, 406, 413, 414, 415, 422} {
+		rows = append(rows, row{name: fmt.Sprintf("%d neutral", code), status: code, want: verdict{act: actDone, outcome: neutral, errType: ErrStatus}})
+	}
+	for _, code := range []int{500, 502, 503, 504, 529} {
+		rows = append(rows, row{name: fmt.Sprintf("%d", code), status: code, want: verdict{act: actRetry, outcome: broken, errType: ErrStatus}})
+	}
+	for _, tc := range rows {
+		t.Run("plain/"+tc.name, func(t *testing.T) {
+			if got := classifyStatus(tc.status, tc.header, []byte(tc.body), !tc.keyless, now); got != tc.want {
+				t.Errorf("classifyStatus(%d) = %+v, want %+v", tc.status, got, tc.want)
+			}
+		})
+	}
+
+	for _, tc := range []struct {
+		name  string
+		event string
+		want  verdict
+	}{
+		{"anthropic overloaded", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+			verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
+		{"anthropic rate limit", `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`,
+			verdict{act: actNext, outcome: rate(0), errType: ErrStreamErr}},
+		{"openai rate limit code", `{"error":{"message":"x","type":"requests","code":"rate_limit_exceeded"}}`,
+			verdict{act: actNext, outcome: rate(0), errType: ErrStreamErr}},
+		{"responses failed, numeric code", `{"type":"response.failed","response":{"error":{"code":500,"message":"boom"}}}`,
+			verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
+		{"relay words it freely", `{"error":{"message":"upstream overloaded, try later"}}`,
+			verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
+		{"spent credit in a stream", credit,
+			verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
+		{"invalid request in a stream is not handed over", `{"type":"error","error":{"type":"invalid_request_error"}}`,
+			verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
+		{"unreadable", `not json`, verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
+	} {
+		t.Run("stream/"+tc.name, func(t *testing.T) {
+			if got := classifyStreamError([]byte(tc.event), now); got != tc.want {
+				t.Errorf("classifyStreamError(%s) = %+v, want %+v", tc.event, got, tc.want)
+			}
+		})
+	}
+}
+
+func failure(r breaker.Reason) breaker.Outcome {
+	return breaker.Outcome{Kind: breaker.Failure, Reason: r}
 }
