@@ -245,7 +245,3 @@ func TestVerdicts(t *testing.T) {
 		})
 	}
 }
-
-func failure(r breaker.Reason) breaker.Outcome {
-	return breaker.Outcome{Kind: breaker.Failure, Reason: r}
-}
