@@ -78,7 +78,7 @@ func toHalfOpen(t *testing.T, b *Breaker) {
 	t.Helper()
 	v := b.View(time.Now())
 	if v.State == Open {
-		advance(v.Until.Sub(time.Now()))
+		advance(time.Until(v.Until))
 	}
 	if v := b.View(time.Now()); v.State != HalfOpen {
 		t.Fatalf("after the cooldown: state %v, want half_open", v.State)

@@ -19,7 +19,7 @@ func TestSnapshotRestoreMidCooldown(t *testing.T) {
 		b2, rec := newBreaker(t, Overrides{})
 		b2.Restore(snap)
 		v := wantState(t, b2, Open, Broken)
-		if got, want := v.Until.Sub(time.Now()), 40*time.Second; got != want {
+		if got, want := time.Until(v.Until), 40*time.Second; got != want {
 			t.Fatalf("remaining cooldown after restore = %v, want %v", got, want)
 		}
 		if got := b2.Snapshot(); got != snap {
