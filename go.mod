@@ -10,6 +10,7 @@ require (
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/rs/zerolog v1.35.1
 	github.com/wailsapp/wails/v2 v2.11.0
+	go.uber.org/goleak v1.3.0
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 	modernc.org/sqlite v1.62.0
 )

@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
@@ -20,9 +20,9 @@ import (
 
 // TestConcurrentStreams: 200 concurrent streaming requests over 3
 // endpoints, one failing at random in every way a stream can fail. Each
-// request ends as docs/BEHAVIOUR.md#attempt-loop/docs/BEHAVIOUR.md#streaming say, and no goroutine is left behind.
+// request ends as docs/BEHAVIOUR.md#attempt-loop and #streaming say, and no goroutine is left behind.
 func TestConcurrentStreams(t *testing.T) {
-	before := runtime.NumGoroutine()
+	ignore := goleak.IgnoreCurrent()
 	good := proxytest.AnthropicStream(7, 8, "one ", "two ", "three")
 	faults := []proxytest.Response{
 		{Events: good},
@@ -112,14 +112,7 @@ func TestConcurrentStreams(t *testing.T) {
 	c.Close()
 	transport.CloseIdleConnections()
 	client.CloseIdleConnections()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		runtime.Gosched()
-	}
-	if after := runtime.NumGoroutine(); after > before {
-		buf := make([]byte, 1<<20)
-		t.Errorf("goroutines: %d before, %d after:\n%s", before, after, buf[:runtime.Stack(buf, true)])
-	}
+	goleak.VerifyNone(t, ignore)
 }
 
 // BenchmarkProxyNonStream: one non-streamed request through the proxy to
