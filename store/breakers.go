@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SaveBreakerState stores an endpoint's breaker state, replacing the last
+// one. An endpoint that no longer exists gives an error wrapping
+// ErrNotFound (its breaker may report after a concurrent delete). A zero
+// UpdatedAt is set to now.
+func (db *DB) SaveBreakerState(ctx context.Context, s BreakerState) error {
+	if s.UpdatedAt.IsZero() {
+		s.UpdatedAt = time.Now()
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO breaker_state (endpoint_id, state, reason,
+			opened_at, until, consecutive_failures, half_open_successes, reopens, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state,
+				reason = excluded.reason, opened_at = excluded.opened_at, until = excluded.until,
+				consecutive_failures = excluded.consecutive_failures,
+				half_open_successes = excluded.half_open_successes,
+				reopens = excluded.reopens, updated_at = excluded.updated_at`,
+			s.EndpointID, s.State, s.Reason, toMillis(s.OpenedAt), toMillis(s.Until),
+			s.ConsecutiveFailures, s.HalfOpenSuccesses, s.Reopens, toMillis(s.UpdatedAt))
+		var se *sqlite.Error
+		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
+			return ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save breaker state of endpoint %d: %w", s.EndpointID, err)
+	}
+	return nil
+}
+
+// LoadBreakerStates returns every stored breaker state, by endpoint id.
+func (db *DB) LoadBreakerStates(ctx context.Context) ([]BreakerState, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT endpoint_id, state, reason, opened_at, until,
+		consecutive_failures, half_open_successes, reopens, updated_at
+		FROM breaker_state ORDER BY endpoint_id`)
+	if err != nil {
+		return nil, fmt.Errorf("load breaker states: %w", err)
+	}
+	defer rows.Close()
+	out := []BreakerState{}
+	for rows.Next() {
+		var (
+			s                        BreakerState
+			openedAt, until, updated int64
+		)
+		if err := rows.Scan(&s.EndpointID, &s.State, &s.Reason, &openedAt, &until,
+			&s.ConsecutiveFailures, &s.HalfOpenSuccesses, &s.Reopens, &updated); err != nil {
+			return nil, fmt.Errorf("load breaker states: %w", err)
+		}
+		s.OpenedAt, s.Until, s.UpdatedAt = fromMillis(openedAt), fromMillis(until), fromMillis(updated)
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load breaker states: %w", err)
+	}
+	return out, nil
+}
+
+// AddBreakerEvent appends to the audit trail and returns the event's id.
+// A zero At is set to now.
+func (db *DB) AddBreakerEvent(ctx context.Context, e BreakerEvent) (int64, error) {
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	var id int64
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO breaker_events (at, endpoint_id, endpoint,
+			cause, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			toMillis(e.At), e.EndpointID, e.Endpoint, e.Cause, e.From, e.To, e.Reason)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("add breaker event for endpoint %d: %w", e.EndpointID, err)
+	}
+	return id, nil
+}
+
+// Limits of ListBreakerEvents.
+const (
+	defaultEventLimit = 100
+	maxEventLimit     = 1000
+)
+
+// ListBreakerEvents returns the newest events first, of one endpoint or,
+// with endpointID 0, of all. limit ≤ 0 means 100; it is capped at 1000.
+func (db *DB) ListBreakerEvents(ctx context.Context, endpointID int64, limit int) ([]BreakerEvent, error) {
+	if limit <= 0 {
+		limit = defaultEventLimit
+	}
+	limit = min(limit, maxEventLimit)
+	query := `SELECT id, at, endpoint_id, endpoint, cause, from_state, to_state, reason
+		FROM breaker_events`
+	args := []any{}
+	if endpointID != 0 {
+		query += ` WHERE endpoint_id = ?`
+		args = append(args, endpointID)
+	}
+	rows, err := db.sql.QueryContext(ctx, query+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("list breaker events: %w", err)
+	}
+	defer rows.Close()
+	out := []BreakerEvent{}
+	for rows.Next() {
+		var (
+			e  BreakerEvent
+			at int64
+		)
+		if err := rows.Scan(&e.ID, &at, &e.EndpointID, &e.Endpoint, &e.Cause,
+			&e.From, &e.To, &e.Reason); err != nil {
+			return nil, fmt.Errorf("list breaker events: %w", err)
+		}
+		e.At = fromMillis(at)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list breaker events: %w", err)
+	}
+	return out, nil
+}
