@@ -2,49 +2,19 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
-	"time"
+	"strconv"
 
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// EndpointReply is an endpoint as the admin API shows it: every field but
-// the key, which appears only masked.
-type EndpointReply struct {
-	store.Endpoint
-	APIKeyMasked string `json:"api_key_masked"`
-	HasKey       bool   `json:"has_key"`
-}
-
-// MaskKey shows enough of a key to recognise it and never enough to use it.
-func MaskKey(k string) string {
-	switch {
-	case k == "":
-		return ""
-	case len(k) < 12:
-		return "…" + k[len(k)-min(2, len(k)):]
-	}
-	return k[:3] + "…" + k[len(k)-4:]
-}
-
-func reply(e store.Endpoint) EndpointReply {
-	if e.Models == nil {
-		e.Models = []string{}
-	}
-	if e.ModelMap == nil {
-		e.ModelMap = map[string]string{}
-	}
-	return EndpointReply{Endpoint: e, APIKeyMasked: MaskKey(e.APIKey), HasKey: e.APIKey != ""}
-}
-
-func (a *App) endpointReplies() []EndpointReply {
-	eps := a.state.Load().Endpoints
-	out := make([]EndpointReply, len(eps))
-	for i, e := range eps {
-		out[i] = reply(e)
-	}
-	return out
-}
+// The admin API's plumbing: the route table, the write path every change
+// takes, and the error and decoding rules every handler shares. The
+// handlers live with their area (endpoints.go, settings.go, logs.go, …).
 
 // api registers the admin routes on mux (paths under /api/).
 func (a *App) api(mux *http.ServeMux) {
@@ -55,14 +25,8 @@ func (a *App) api(mux *http.ServeMux) {
 			}
 		})
 	}
-	h("GET /api/info", func(w http.ResponseWriter, r *http.Request) error {
-		writeJSON(w, http.StatusOK, a.Info())
-		return nil
-	})
-	h("GET /api/endpoints", func(w http.ResponseWriter, r *http.Request) error {
-		writeJSON(w, http.StatusOK, a.endpointReplies())
-		return nil
-	})
+	h("GET /api/info", a.getInfo)
+	h("GET /api/endpoints", a.listEndpoints)
 	h("POST /api/endpoints", a.createEndpoint)
 	h("GET /api/endpoints/{id}", a.getEndpoint)
 	h("PUT /api/endpoints/{id}", a.updateEndpoint)
@@ -73,32 +37,18 @@ func (a *App) api(mux *http.ServeMux) {
 	h("POST /api/endpoints/{id}/fetch-models", a.fetchModels)
 	h("PUT /api/fast-queue", a.putIDs((*store.DB).SetFastQueue))
 	h("PUT /api/order", a.putIDs((*store.DB).SetOrder))
-	h("GET /api/health", func(w http.ResponseWriter, r *http.Request) error {
-		writeJSON(w, http.StatusOK, a.Health())
-		return nil
-	})
+	h("GET /api/health", a.getHealth)
 	h("GET /api/logs", a.listLogs)
 	h("GET /api/logs/{id}", a.getLog)
 	h("GET /api/breaker-events", a.breakerEvents)
 	h("GET /api/stats", a.statsHandler)
-	h("GET /api/settings", func(w http.ResponseWriter, r *http.Request) error {
-		writeJSON(w, http.StatusOK, a.state.Load().Settings)
-		return nil
-	})
+	h("GET /api/settings", a.getSettings)
 	h("PUT /api/settings", a.putSettings)
 	h("GET /api/export", a.export)
 	h("POST /api/import", a.importHandler)
 	h("GET /api/claude-code", a.claudeCodePreview)
 	h("POST /api/claude-code/apply", a.claudeCodeApply)
-	h("POST /api/window/show", func(w http.ResponseWriter, r *http.Request) error {
-		show := a.showWindow.Load()
-		if show == nil {
-			return &apiError{Status: http.StatusNotFound, Code: "no_window", Message: "this ccmesh runs headless: it has no window to show"}
-		}
-		go (*show)()
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	})
+	h("POST /api/window/show", a.showWindowHandler)
 	mux.HandleFunc("GET /api/events", a.eventStream)
 	h("/api/", func(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{Status: http.StatusNotFound, Code: "not_found",
@@ -122,145 +72,101 @@ func (a *App) mutate(ctx context.Context, write func(ctx context.Context) error)
 	return nil
 }
 
-func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
-	var p store.EndpointPatch
-	if err := decodeJSON(r, &p); err != nil {
-		return err
-	}
-	var created store.Endpoint
-	err := a.mutate(r.Context(), func(ctx context.Context) error {
-		var err error
-		created, err = a.db.CreateEndpoint(ctx, p)
-		if err == nil {
-			// A reused id must not inherit an old breaker.
-			a.breakers.Remove(created.ID)
+// apiError is the admin API's error body: {"error":{"code","message","field"}}.
+type apiError struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func errBadRequest(code, field, format string, args ...any) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the client may be gone; nothing to do about it
+}
+
+// writeErr answers with err mapped to a status: *apiError as given, store
+// validation errors as 422 (409 for a duplicate), ErrNotFound as 404, and
+// anything else as 500 with the detail logged rather than shown.
+func (a *App) writeErr(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	var ve *store.ValidationError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &ve):
+		status := http.StatusUnprocessableEntity
+		if ve.IsConflict() {
+			status = http.StatusConflict
 		}
-		return err
-	})
-	if err != nil {
-		return err
+		ae = &apiError{Status: status, Code: ve.Code, Message: ve.Message, Field: ve.Field}
+	case errors.Is(err, store.ErrNotFound):
+		ae = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no such " + notFoundWhat(r)}
+	default:
+		a.log.Error().Err(err).Str("code", "API-500").Str("path", r.URL.Path).Msg("admin API call failed")
+		ae = &apiError{Status: http.StatusInternalServerError, Code: "internal",
+			Message: "ccmesh could not complete this: " + err.Error()}
 	}
-	a.log.Info().Int64("endpoint_id", created.ID).Str("endpoint", created.Name).Msg("endpoint added")
-	writeJSON(w, http.StatusCreated, reply(created))
+	writeJSON(w, ae.Status, map[string]*apiError{"error": ae})
+}
+
+func notFoundWhat(r *http.Request) string {
+	if r.PathValue("id") != "" {
+		return "id " + r.PathValue("id")
+	}
+	return "item"
+}
+
+// maxAdminBody bounds admin API request bodies (an import of many endpoints
+// fits easily).
+const maxAdminBody = 4 << 20
+
+// decodeJSON reads one JSON value into v, with errors a user can act on.
+func decodeJSON(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
+	if err != nil {
+		return errBadRequest("bad_body", "", "could not read the request body: %v", err)
+	}
+	if len(body) > maxAdminBody {
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
+			Message: fmt.Sprintf("request body is larger than %d bytes", maxAdminBody)}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Field: te.Field,
+				Message: fmt.Sprintf("field %q must be a %s, not a JSON %s", te.Field, te.Type, te.Value)}
+		}
+		return errBadRequest("bad_json", "", "request body is not valid JSON: %v", err)
+	}
 	return nil
 }
 
-// pathEndpoint is the endpoint named by the {id} in the path.
-func (a *App) pathEndpoint(r *http.Request) (store.Endpoint, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return store.Endpoint{}, err
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errBadRequest("bad_id", "id", "%q is not an endpoint id (a positive integer)", r.PathValue("id"))
 	}
-	e, ok := a.endpointByID(id)
-	if !ok {
-		return store.Endpoint{}, store.ErrNotFound
-	}
-	return e, nil
+	return id, nil
 }
 
-func (a *App) getEndpoint(w http.ResponseWriter, r *http.Request) error {
-	e, err := a.pathEndpoint(r)
-	if err != nil {
-		return err
+func queryInt(r *http.Request, name string, def, lo, hi int64) (int64, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
 	}
-	writeJSON(w, http.StatusOK, reply(e))
-	return nil
-}
-
-func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < lo || v > hi {
+		return 0, errBadRequest("bad_query", name, "query %s=%q must be a whole number from %d to %d", name, s, lo, hi)
 	}
-	var p store.EndpointPatch
-	if err := decodeJSON(r, &p); err != nil {
-		return err
-	}
-	var updated store.Endpoint
-	err = a.mutate(r.Context(), func(ctx context.Context) error {
-		before, err := a.db.GetEndpoint(ctx, id)
-		if err != nil {
-			return err
-		}
-		if updated, err = a.db.UpdateEndpoint(ctx, id, p); err != nil {
-			return err
-		}
-		// docs/BEHAVIOUR.md#endpoints: a new key or URL is a new upstream; its old failures say
-		// nothing about it.
-		if before.APIKey != updated.APIKey || before.BaseURL != updated.BaseURL {
-			a.breakers.Get(id).ForceClose()
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, reply(updated))
-	return nil
-}
-
-func (a *App) deleteEndpoint(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	err = a.mutate(r.Context(), func(ctx context.Context) error {
-		if err := a.db.DeleteEndpoint(ctx, id); err != nil {
-			return err
-		}
-		a.breakers.Remove(id)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-func (a *App) putIDs(set func(*store.DB, context.Context, []int64) error) func(http.ResponseWriter, *http.Request) error {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		var body struct {
-			IDs *[]int64 `json:"ids"`
-		}
-		if err := decodeJSON(r, &body); err != nil {
-			return err
-		}
-		if body.IDs == nil {
-			return errBadRequest("required", "ids", `body must be {"ids":[…]}, a list of endpoint ids`)
-		}
-		if err := a.mutate(r.Context(), func(ctx context.Context) error { return set(a.db, ctx, *body.IDs) }); err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, a.endpointReplies())
-		return nil
-	}
-}
-
-// forceBreaker force-opens or force-closes an endpoint's breaker
-// (docs/BEHAVIOUR.md#manual-control); the state and the audit entry are saved before the reply.
-func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) error {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		e, err := a.pathEndpoint(r)
-		if err != nil {
-			return err
-		}
-		id := e.ID
-		b := a.breakers.Get(id)
-		action := "force-close"
-		if open {
-			action = "force-open"
-			b.ForceOpen()
-		} else {
-			b.ForceClose()
-		}
-		if err := a.flushBreakerStates(r.Context()); err != nil {
-			return err
-		}
-		a.log.Info().Int64("endpoint_id", id).Str("endpoint", e.Name).Str("action", action).Msg("breaker forced")
-		h := a.healthOf(id, e.Name, e.Enabled, time.Now())
-		a.events.Publish("health", a.Health())
-		writeJSON(w, http.StatusOK, h)
-		return nil
-	}
+	return v, nil
 }

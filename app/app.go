@@ -60,12 +60,7 @@ type App struct {
 	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
 	paused  atomic.Bool
 
-	// Transitions waiting to be persisted. Writes happen on persistLoop (or
-	// synchronously for admin actions), never on the request path (docs/BEHAVIOUR.md#breaker-persistence).
-	pendMu  sync.Mutex
-	pending []breaker.Transition
-	pendSig chan struct{}
-	flushMu sync.Mutex // one flush at a time, so a synchronous flush waits for a running one
+	persist *breakerPersister
 
 	testsMu sync.Mutex
 	tests   map[int64]TestResult
@@ -109,10 +104,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		events:  NewHub(),
 		stats:   newEndpointStats(),
 		token:   token,
-		pendSig: make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		tests:   map[int64]TestResult{},
 	}
+	// Before the breakers: restoring them at start already reports transitions.
+	a.persist = newBreakerPersister(db, a.log, a)
 	if err := a.start(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -157,7 +153,7 @@ func (a *App) start(ctx context.Context) error {
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
 	a.loops.Add(2)
-	go func() { defer a.loops.Done(); a.persistLoop(loopCtx) }()
+	go func() { defer a.loops.Done(); a.persist.run(loopCtx) }()
 	go func() { defer a.loops.Done(); a.healthLoop(loopCtx) }()
 	return nil
 }
@@ -169,13 +165,10 @@ func (a *App) Close(ctx context.Context) error {
 	a.closeOne.Do(func() {
 		a.stop()
 		a.loops.Wait()
-		err = errors.Join(a.logw.Close(ctx), a.flushBreakerStates(ctx), a.db.Close())
+		err = errors.Join(a.logw.Close(ctx), a.persist.flush(ctx), a.db.Close())
 	})
 	return err
 }
-
-// endStreams ends every /api/events stream (at shutdown).
-func (a *App) endStreams() { a.closingOne.Do(func() { close(a.closing) }) }
 
 // Snapshot returns the current configuration; callers must not modify it.
 func (a *App) Snapshot() *State { return a.state.Load() }
@@ -231,109 +224,10 @@ func (a *App) retention() (int, time.Duration) {
 }
 
 // onTransition runs on whatever goroutine reported the outcome, often a
-// request's: it only queues the snapshot for persistLoop.
+// request's: neither the write nor the notification may happen on it.
 func (a *App) onTransition(t breaker.Transition) {
-	a.pendMu.Lock()
-	if len(a.pending) < maxPendingTransitions {
-		a.pending = append(a.pending, t)
-	}
-	a.pendMu.Unlock()
-	select {
-	case a.pendSig <- struct{}{}:
-	default:
-	}
-	if n := a.notifier.Load(); n != nil && t.Cause == breaker.CauseRequest && a.state.Load().Settings.Notifications {
-		if title, body, ok := a.transitionNotice(t); ok {
-			go func() {
-				if err := (*n)(title, body); err != nil {
-					a.log.Debug().Err(err).Msg("desktop notification not shown")
-				}
-			}()
-		}
-	}
-}
-
-// transitionNotice words a notification for a breaker opening or closing;
-// the lazy Open → HalfOpen step is not worth one.
-func (a *App) transitionNotice(t breaker.Transition) (title, body string, ok bool) {
-	name := a.endpointName(t.ID)
-	switch {
-	case t.To == breaker.Open:
-		return "ccmesh: " + name + " is unhealthy",
-			fmt.Sprintf("Its circuit breaker opened (%s); requests go to the other endpoints.", t.Reason), true
-	case t.To == breaker.Closed && t.From != breaker.Closed:
-		return "ccmesh: " + name + " is healthy again", "Its circuit breaker closed.", true
-	}
-	return "", "", false
-}
-
-func (a *App) setWindow(show func())                        { a.showWindow.Store(&show) }
-func (a *App) setNotifier(n func(title, body string) error) { a.notifier.Store(&n) }
-
-func (a *App) persistLoop(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-a.pendSig:
-			// Not cancelled by Close: a flush cut in half would lose the
-			// transitions it had taken from the queue.
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			if err := a.flushBreakerStates(fctx); err != nil {
-				a.log.Error().Err(err).Str("code", "APP-001").Msg("persisting breaker state failed; will retry")
-			}
-			cancel()
-		}
-	}
-}
-
-// maxPendingTransitions bounds the queue if the database stalls; the state
-// row is still written from the breaker's current snapshot on the next flush.
-const maxPendingTransitions = 10_000
-
-// flushBreakerStates writes every queued transition to the audit trail and
-// each touched breaker's current state row. What fails to be written is
-// queued again for the next flush.
-func (a *App) flushBreakerStates(ctx context.Context) error {
-	a.flushMu.Lock()
-	defer a.flushMu.Unlock()
-	a.pendMu.Lock()
-	batch := a.pending
-	a.pending = nil
-	a.pendMu.Unlock()
-	var errs []error
-	var retry []breaker.Transition
-	saved := map[int64]error{}
-	for _, t := range batch {
-		if _, ok := a.endpointByID(t.ID); !ok {
-			continue // deleted meanwhile
-		}
-		if _, done := saved[t.ID]; !done {
-			// The breaker's current snapshot, not the transition's: callbacks
-			// from concurrent requests may have queued out of order.
-			saved[t.ID] = a.db.SaveBreakerState(ctx, stateRow(t.ID, a.breakers.Get(t.ID).Snapshot()))
-			if err := saved[t.ID]; err != nil {
-				errs = append(errs, fmt.Errorf("save breaker state of endpoint %d: %w", t.ID, err))
-			}
-		}
-		ev := store.BreakerEvent{
-			At: t.At, EndpointID: t.ID, Endpoint: a.endpointName(t.ID),
-			Cause: t.Cause.String(), From: t.From.String(), To: t.To.String(), Reason: t.Reason.String(),
-		}
-		_, err := a.db.AddBreakerEvent(ctx, ev)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("audit breaker event of endpoint %d: %w", t.ID, err))
-		}
-		if err != nil || saved[t.ID] != nil {
-			retry = append(retry, t)
-		}
-	}
-	if len(retry) > 0 {
-		a.pendMu.Lock()
-		a.pending = append(retry, a.pending...)
-		a.pendMu.Unlock()
-	}
-	return errors.Join(errs...)
+	a.persist.queue(t)
+	a.notifyTransition(t)
 }
 
 func (a *App) endpointName(id int64) string {

@@ -2,7 +2,10 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"sync"
+	"time"
 )
 
 // Event is one server-sent event: a name and its JSON payload, marshalled
@@ -63,3 +66,54 @@ func (h *Hub) Subscribers() int {
 	defer h.mu.Unlock()
 	return len(h.subs)
 }
+
+// eventStream is GET /api/events: server-sent events for the UI. It sends
+// the current lists at once, then every change.
+func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
+	ch, unsubscribe := a.events.Subscribe()
+	defer unsubscribe()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	write := func(name string, data []byte) bool {
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data); err != nil {
+			return false
+		}
+		_ = rc.Flush() // Wails' writer streams without being a Flusher (docs/DESKTOP.md)
+		return true
+	}
+	for _, ev := range []struct {
+		name string
+		v    any
+	}{{"info", a.Info()}, {"endpoints", a.endpointReplies()}, {"health", a.Health()}, {"settings", a.state.Load().Settings}} {
+		data, _ := json.Marshal(ev.v)
+		if !write(ev.name, data) {
+			return
+		}
+	}
+	keepAlive := time.NewTicker(15 * time.Second)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-a.closing:
+			return
+		case ev := <-ch:
+			if !write(ev.Name, ev.Data) {
+				return
+			}
+		case <-keepAlive.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+	}
+}
+
+// endStreams ends every /api/events stream (at shutdown).
+func (a *App) endStreams() { a.closingOne.Do(func() { close(a.closing) }) }

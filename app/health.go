@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -49,6 +50,11 @@ func (a *App) Health() []Health {
 		out = append(out, a.healthOf(e.ID, e.Name, e.Enabled, now))
 	}
 	return out
+}
+
+func (a *App) getHealth(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, a.Health())
+	return nil
 }
 
 func (a *App) healthOf(id int64, name string, enabled bool, now time.Time) Health {

@@ -1,10 +1,12 @@
 package app
 
 import (
+	"context"
 	"fmt"
-	"net/http"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/breaker"
 )
@@ -73,14 +75,46 @@ func TestOpenCooldownSurvivesRestart(t *testing.T) {
 	}
 }
 
-func TestNewKeyResetsBreaker(t *testing.T) {
+// A flush that cannot write keeps the transition for the next one, which
+// saves the breaker's state as it is then, not as the transition left it;
+// a transition of an endpoint deleted meanwhile is dropped.
+func TestBreakerPersisterRetriesAndSkipsDeleted(t *testing.T) {
 	h := newHarness(t)
-	e := h.mustCreate(`{"name":"a","base_url":"https://a.example","protocol":"anthropic","api_key":"old-key-123456"}`)
-	h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", e.ID), "")
-	if r := h.do("PUT", fmt.Sprintf("/api/endpoints/%d", e.ID), `{"api_key":"new-key-123456"}`); r.status != http.StatusOK {
-		t.Fatalf("update: %d %s", r.status, r.body)
+	e := h.mustCreate(`{"name":"a","base_url":"https://a.example","protocol":"anthropic"}`)
+	// A persister of its own, so the App's loop does not flush under the test.
+	p := newBreakerPersister(h.app.db, zerolog.Nop(), h.app)
+	p.queue(breaker.Transition{ID: e.ID, From: breaker.Closed, To: breaker.Open,
+		Reason: breaker.Manual, Cause: breaker.CauseForceOpen, At: time.Now()})
+	p.queue(breaker.Transition{ID: 999, From: breaker.Closed, To: breaker.Open,
+		Reason: breaker.Manual, Cause: breaker.CauseForceOpen, At: time.Now()})
+
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := p.flush(cancelled); err == nil {
+		t.Fatal("flush with a cancelled context: no error")
 	}
-	if v := h.app.Breakers().Get(e.ID).View(time.Now()); v.State != breaker.Closed {
-		t.Errorf("after a key change: %v, want closed", v.State)
+	if err := p.flush(t.Context()); err != nil {
+		t.Fatalf("second flush: %v", err)
+	}
+
+	evs, err := h.app.db.ListBreakerEvents(t.Context(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].EndpointID != e.ID || evs[0].Endpoint != "a" || evs[0].Cause != "force_open" {
+		t.Errorf("audit trail = %+v, want one force_open of endpoint a", evs)
+	}
+	states, err := h.app.db.LoadBreakerStates(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != 1 || states[0].EndpointID != e.ID || states[0].State != "closed" {
+		t.Errorf("state rows = %+v, want endpoint a's current state, closed", states)
+	}
+	if err := p.flush(t.Context()); err != nil {
+		t.Errorf("flush of an empty queue: %v", err)
+	}
+	if evs, _ := h.app.db.ListBreakerEvents(t.Context(), 0, 0); len(evs) != 1 {
+		t.Errorf("a flushed transition was written again: %d events", len(evs))
 	}
 }

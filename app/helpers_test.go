@@ -141,3 +141,27 @@ func (h *harness) mustCreate(body string) EndpointReply {
 	r.decode(h.t, &e)
 	return e
 }
+
+const secretKey = "sk-ant-secret-0123456789abcdef"
+
+// fakeAnthropic answers /v1/models and /v1/messages like Anthropic, and
+// records the key each request carried.
+func fakeAnthropic(t *testing.T) (*httptest.Server, *[]string) {
+	t.Helper()
+	var keys []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys = append(keys, r.Header.Get("x-api-key"))
+		w.Header().Set("content-type", "application/json")
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"data":[{"id":"claude-sonnet-4-5","type":"model"},{"id":"claude-haiku-4-5","type":"model"}],"has_more":false}`)
+		case "/v1/messages":
+			io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"model":"claude-sonnet-4-5","stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":2}}`)
+		default:
+			w.WriteHeader(404)
+			io.WriteString(w, `{"type":"error","error":{"type":"not_found_error","message":"no"}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &keys
+}
