@@ -175,3 +175,6 @@ func showRunning(ctx context.Context, opts Options, addr string) error {
 	fmt.Printf("ccmesh is already running at http://%s; showed its window.\n", addr)
 	return nil
 }
+
+func (a *App) setWindow(show func())                        { a.showWindow.Store(&show) }
+func (a *App) setNotifier(n func(title, body string) error) { a.notifier.Store(&n) }

@@ -11,9 +11,6 @@ import (
 // window and its notifier; what uses them is here, untagged, so the
 // headless build serves the same routes and answers them without a window.
 
-func (a *App) setWindow(show func())                        { a.showWindow.Store(&show) }
-func (a *App) setNotifier(n func(title, body string) error) { a.notifier.Store(&n) }
-
 // showWindowHandler is POST /api/window/show: how a second launch on the
 // same data dir brings this instance's window up.
 func (a *App) showWindowHandler(w http.ResponseWriter, r *http.Request) error {
