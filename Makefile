@@ -5,7 +5,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/ccmesh/ccmesh/app.Version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 
-.PHONY: all build run ui desktop test test-go test-ui test-e2e test-e2e-clients test-faults test-desktop bench bench-go clean
+STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: all build run ui desktop types test lint test-go test-ui test-e2e test-e2e-clients test-faults test-desktop bench bench-go clean
 
 all: build
 
@@ -29,11 +31,24 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 desktop: ui
 	CGO_ENABLED=1 $(GO) build -trimpath -tags $(DESKTOP_TAGS) -ldflags '$(LDFLAGS)' -o bin/ccmesh-desktop .
 
+## types: regenerate frontend/src/api/types.gen.ts from the Go API types
+## (a test in app/ fails when the committed file differs)
+types:
+	CCMESH_UPDATE_TYPES=1 $(GO) test ./app -run TestFrontendTypes -count=1
+
 ## test: everything CI runs
-test: test-go test-ui test-e2e test-e2e-clients test-desktop
+test: lint test-go test-ui test-e2e test-e2e-clients test-desktop
+
+## lint: go vet and staticcheck (plain and desktop build), ESLint with the
+## React hooks rules and tsc --noEmit for the frontend
+lint: frontend/node_modules/.installed
+	$(GO) vet ./...
+	$(GO) vet -tags $(DESKTOP_TAGS) ./...
+	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags $(DESKTOP_TAGS) ./...
+	cd frontend && npm run lint && npm run typecheck
 
 test-go:
-	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
 test-ui: frontend/node_modules/.installed
@@ -60,7 +75,6 @@ test-faults:
 
 ## test-desktop: the desktop binary under Xvfb + D-Bus (packages: see README)
 test-desktop: desktop
-	$(GO) vet -tags $(DESKTOP_TAGS) ./...
 	CCMESH_DESKTOP_BIN=$(CURDIR)/bin/ccmesh-desktop CCMESH_ARTIFACTS=$(CURDIR)/artifacts \
 		dbus-run-session -- $(GO) test -tags desktop -count=1 -v ./e2e/desktop
 
