@@ -6,6 +6,7 @@ import type {
   ClaudeCodeApplied,
   Endpoint,
   EndpointInput,
+  FetchModelsReply,
   Health,
   Id,
   Info,
@@ -13,7 +14,7 @@ import type {
   LogPage,
   LogQuery,
   Settings,
-  StatPoint,
+  StatsReply,
   TestResult,
 } from './types';
 
@@ -133,7 +134,7 @@ export class ApiClient {
     return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/test`);
   }
 
-  fetchModels(id: Id): Promise<{ models: string[]; endpoint: Endpoint }> {
+  fetchModels(id: Id): Promise<FetchModelsReply> {
     return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/fetch-models`);
   }
 
@@ -161,7 +162,7 @@ export class ApiClient {
     return this.call('GET', `/api/breaker-events${qs}`);
   }
 
-  stats(minutes = 60): Promise<{ points: StatPoint[] }> {
+  stats(minutes = 60): Promise<StatsReply> {
     return this.call('GET', `/api/stats?minutes=${minutes}`);
   }
 

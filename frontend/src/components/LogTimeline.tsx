@@ -1,6 +1,12 @@
 import { useTranslation } from 'react-i18next';
-import type { LogDetail } from '../api/types';
+import type { Excluded, LogDetail } from '../api/types';
 import { formatClock } from '../format';
+
+/** Why routing left an endpoint out: its breaker's state and reason, or the exclusion. */
+function excludedWhy(x: Excluded): string {
+  if (x.reason !== 'breaker') return x.reason;
+  return x.breaker_reason ? `${x.state} (${x.breaker_reason})` : (x.state ?? x.reason);
+}
 
 /** The routing decision and the attempts of one request, in order. */
 export function LogTimeline({ log }: { log: LogDetail }) {
@@ -14,8 +20,8 @@ export function LogTimeline({ log }: { log: LogDetail }) {
         {log.protocol} {log.path} · {t('logs.asked', { asked: log.model_asked || '—', sent: log.model_forwarded || '—' })}
         {log.explicit && <> · {t('logs.explicit')}</>}
         {log.stream && <> · {t('logs.stream', { end: log.stream_end || '—' })}</>}
-        {log.ttfb_ms != null && <> · {t('logs.ttfb', { ms: log.ttfb_ms })}</>}
-        {(log.tokens_in != null || log.tokens_out != null) && <> · {t('logs.tokens', { in: log.tokens_in ?? 0, out: log.tokens_out ?? 0 })}</>}
+        {log.ttfb_ms > 0 && <> · {t('logs.ttfb', { ms: log.ttfb_ms })}</>}
+        {(log.tokens_in > 0 || log.tokens_out > 0) && <> · {t('logs.tokens', { in: log.tokens_in, out: log.tokens_out })}</>}
         {log.client_gone && <> · {t('logs.clientGone')}</>}
       </p>
       {log.error && <p className="error">{log.error}</p>}
@@ -37,7 +43,7 @@ export function LogTimeline({ log }: { log: LogDetail }) {
           <ul className="plain" data-testid="routing-excluded">
             {excluded.map((c) => (
               <li key={c.endpoint_id}>
-                <strong>{c.endpoint}</strong> <span className="muted">{c.reason}</span>
+                <strong>{c.endpoint}</strong> <span className="muted">{excludedWhy(c)}</span>
               </li>
             ))}
             {excluded.length === 0 && <li className="muted">—</li>}

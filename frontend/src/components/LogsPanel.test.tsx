@@ -8,7 +8,7 @@ import { LogsPanel } from './LogsPanel';
 const row: LogRow = {
   id: 7,
   at: '2026-11-30T08:01:00Z',
-  protocol: 'claude',
+  protocol: 'anthropic',
   path: '/v1/messages',
   model_asked: 'claude-sonnet-4-5',
   model_forwarded: 'claude-sonnet-4-5',
@@ -31,15 +31,16 @@ const row: LogRow = {
 const detail: LogDetail = {
   ...row,
   routing: {
+    strategy: 'sticky',
     candidates: [
       { endpoint_id: 1, endpoint: 'bad', state: 'closed' },
       { endpoint_id: 2, endpoint: 'good', state: 'closed' },
     ],
-    excluded: [{ endpoint_id: 3, endpoint: 'cold', reason: 'open (broken), half-open in 80 s' }],
+    excluded: [{ endpoint_id: 3, endpoint: 'cold', reason: 'breaker', state: 'open', breaker_reason: 'broken', until: '2026-11-30T08:02:20Z' }],
   },
   history: [
-    { endpoint_id: 1, endpoint: 'bad', outcome: 'failure', error_type: 'server_error', status: 503, message: 'upstream 503', body_head: '{"error":"overloaded"}', started_at: '2026-11-30T08:01:00Z', duration_ms: 12, breaker_counted: true },
-    { endpoint_id: 1, endpoint: 'bad', outcome: 'failure', error_type: 'server_error', status: 503, message: 'upstream 503', body_head: '', started_at: '2026-11-30T08:01:00.3Z', duration_ms: 10, breaker_counted: true },
+    { endpoint_id: 1, endpoint: 'bad', outcome: 'failure', error_type: 'upstream_status', status: 503, message: 'upstream 503', body_head: '{"error":"overloaded"}', started_at: '2026-11-30T08:01:00Z', duration_ms: 12, breaker_counted: true },
+    { endpoint_id: 1, endpoint: 'bad', outcome: 'failure', error_type: 'upstream_status', status: 503, message: 'upstream 503', body_head: '', started_at: '2026-11-30T08:01:00.3Z', duration_ms: 10, breaker_counted: true },
     { endpoint_id: 2, endpoint: 'good', outcome: 'success', error_type: '', status: 200, message: '', body_head: '', started_at: '2026-11-30T08:01:00.5Z', duration_ms: 400, breaker_counted: false },
   ],
 };

@@ -120,7 +120,7 @@ export function health(over: Partial<Health> & Pick<Health, 'id' | 'name'>): Hea
     p50_ms: null,
     last_error: '',
     last_failure_at: null,
-    retry_in_ms: null,
+    retry_in_ms: 0,
     last_test: null,
     ...over,
   };
