@@ -61,7 +61,7 @@ var (
 // gets them as they came and no breaker counts them.
 func neutralStatus(code int) bool {
 	switch code {
-	case 400, 405, 406, 413, 414, 415, 422:
+	case 400, 405, 406, 413, 414, 415, 422, 431:
 		return true
 	}
 	return false
@@ -94,11 +94,10 @@ func classifyStatus(status int, h http.Header, body []byte, keyInjected bool, no
 			outcome: breaker.Outcome{Kind: breaker.Failure, Reason: breaker.RateLimited, RetryAfter: ra}}
 	case status == 402:
 		return verdict{act: actNext, outcome: failure(breaker.QuotaExhausted), errType: ErrQuota}
-	case status >= 400:
-		return verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus}
 	}
-	// 1xx/3xx: not an error; handed over as it is.
-	return verdict{act: actDone, outcome: neutral}
+	// Any other 4xx, and a 3xx: never followed (the key would go to the
+	// Location host) nor handed over as if it were an answer.
+	return verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus}
 }
 
 // classifyStreamError classifies an error event that a 2xx stream sent

@@ -37,9 +37,10 @@ func TestClassificationTable(t *testing.T) {
 		{name: "418 other 4xx", fault: proxytest.Response{Status: 418, Body: "teapot"}, wantCode: 200, wantTried: "a,b", errType: ErrStatus, counted: true},
 		{name: "429 without retry time", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down"), wantCode: 200, wantTried: "a,b", errType: ErrRateLimit, counted: true},
 		{name: "429 with retry-after", fault: proxytest.AnthropicError(429, "rate_limit_error", "slow down").WithHeader("Retry-After", "30"), wantCode: 200, wantTried: "a,b", errType: ErrRateLimit, counted: true},
+		{name: "302 is a failure, never followed", fault: proxytest.Response{Status: 302}.WithHeader("Location", "http://127.0.0.1:9/elsewhere"), wantCode: 200, wantTried: "a,b", errType: ErrStatus, counted: true},
 		{name: "connection refused", refused: true, wantCode: 200, wantTried: "a,a,b", errType: ErrTransport, counted: true},
 	}
-	for _, code := range []int{400, 405, 406, 413, 414, 415, 422} {
+	for _, code := range []int{400, 405, 406, 413, 414, 415, 422, 431} {
 		rows = append(rows, row{name: fmt.Sprintf("%d neutral", code), fault: proxytest.AnthropicError(code, "invalid_request_error", "bad"), wantCode: code, wantTried: "a", errType: ErrStatus})
 	}
 	for _, code := range []int{500, 502, 503, 529, 408} {
@@ -201,9 +202,10 @@ func TestVerdicts(t *testing.T) {
 		{name: "404", status: 404, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
 		{name: "418", status: 418, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
 		{name: "408", status: 408, want: verdict{act: actRetry, outcome: broken, errType: ErrStatus}},
-		{name: "302", status: 302, want: verdict{act: actDone, outcome: neutral}},
+		{name: "302 is never followed nor handed over", status: 302, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
+		{name: "304", status: 304, want: verdict{act: actNext, outcome: broken, errType: ErrStatus}},
 	}
-	for _, code := range []int{400, 405, 406, 413, 414, 415, 422} {
+	for _, code := range []int{400, 405, 406, 413, 414, 415, 422, 431} {
 		rows = append(rows, row{name: fmt.Sprintf("%d neutral", code), status: code, want: verdict{act: actDone, outcome: neutral, errType: ErrStatus}})
 	}
 	for _, code := range []int{500, 502, 503, 504, 529} {

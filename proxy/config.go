@@ -46,8 +46,11 @@ type Config struct {
 	MaxBody                       int64         // default 64 MiB
 	ClientToken                   string        // optional (docs/BEHAVIOUR.md#safety)
 	AllowedHosts                  []string      // Host values accepted besides loopback names (a non-loopback --listen)
-	RateLimitWait                 time.Duration // docs/BEHAVIOUR.md#rate-limit-wait budget, default 5s
-	RetryDelay                    time.Duration // docs/BEHAVIOUR.md#attempt-loop same-endpoint retry delay, default 300ms
+	// PublicListener: ccmesh is bound to a non-loopback address, so a
+	// request carrying the client token is accepted whatever its Host.
+	PublicListener bool
+	RateLimitWait  time.Duration // docs/BEHAVIOUR.md#rate-limit-wait budget, default 5s
+	RetryDelay     time.Duration // docs/BEHAVIOUR.md#attempt-loop same-endpoint retry delay, default 300ms
 }
 
 // endpoint is an Endpoint compiled for the request path.

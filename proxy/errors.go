@@ -108,9 +108,15 @@ func writeError(w http.ResponseWriter, shape errShape, status int, msg string) {
 	_, _ = w.Write(b) // a client that left cannot be told anything
 }
 
-// setCCMeshHeaders sets docs/BEHAVIOUR.md#attempt-loop's headers, present on every response.
+// setCCMeshHeaders sets the headers every proxy response carries: which
+// endpoint answered after how many attempts (docs/BEHAVIOUR.md#attempt-loop),
+// and, because the proxy shares its origin with the admin UI, the two that
+// keep an upstream's body from ever running as a page there
+// (docs/BEHAVIOUR.md#safety).
 func setCCMeshHeaders(h http.Header, endpoint string, attempts int) {
 	h.Set("X-Ccmesh-Endpoint", endpoint)
 	h.Set("X-Ccmesh-Attempts", strconv.Itoa(attempts))
 	h.Set("X-Fallback-Triggered", strconv.FormatBool(attempts > 1))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox")
 }

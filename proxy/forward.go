@@ -124,6 +124,7 @@ func (q *request) upstreamHeader(e *endpoint) http.Header {
 	h.Del("Host")
 	h.Del("Content-Length") // the transport sets it from the body sent
 	h.Del("Expect")         // ccmesh already read the body; 100-continue is per hop
+	h.Del("Cookie")         // the admin UI's cookie shares this origin; API clients send none
 	for k := range h {
 		if strings.HasPrefix(k, "X-Ccmesh-") {
 			delete(h, k)
@@ -234,6 +235,8 @@ func (q *request) writeHeader(resp *http.Response) {
 		h[k] = vv
 	}
 	removeHopHeaders(h)
+	// A cookie set by an upstream would land on the admin UI's origin.
+	h.Del("Set-Cookie")
 	setCCMeshHeaders(h, q.rec.Endpoint, q.rec.AttemptCount)
 	q.w.WriteHeader(resp.StatusCode)
 	q.rec.Status = resp.StatusCode

@@ -24,6 +24,7 @@ func TestForwardedHeaders(t *testing.T) {
 		"x-ccmesh-debug", "1",
 		"Connection", "keep-alive, x-hop",
 		"x-hop", "drop me",
+		"Cookie", "ccmesh_admin=the-admin-token",
 	}
 	tests := []struct {
 		name       string
@@ -63,7 +64,7 @@ func TestForwardedHeaders(t *testing.T) {
 			if g := r.Header.Get("Authorization"); g != tc.wantAuth {
 				t.Errorf("authorization upstream = %q, want %q", g, tc.wantAuth)
 			}
-			for _, k := range []string{"X-Ccmesh-Debug", "X-Hop", "Connection"} {
+			for _, k := range []string{"X-Ccmesh-Debug", "X-Hop", "Connection", "Cookie"} {
 				if v := r.Header.Get(k); v != "" {
 					t.Errorf("%s reached the upstream: %q", k, v)
 				}
@@ -78,6 +79,40 @@ func TestForwardedHeaders(t *testing.T) {
 			}
 			if strings.HasPrefix(path, "/v1/messages") && r.RawQuery != "beta=true" {
 				t.Errorf("query = %q, want beta=true", r.RawQuery)
+			}
+		})
+	}
+}
+
+// TestResponseSafetyHeaders: nothing an upstream sends may act as a page or
+// set a cookie on the origin the admin UI shares; ccmesh's own answers
+// carry the same headers.
+func TestResponseSafetyHeaders(t *testing.T) {
+	page := proxytest.Response{Status: 200, Body: "<script>fetch('/api/export?keys=1')</script>"}.
+		WithHeader("Content-Type", "text/html").WithHeader("Set-Cookie", "relay=1; Path=/")
+	neutral := proxytest.AnthropicError(400, "invalid_request_error", "bad").WithHeader("Set-Cookie", "relay=2")
+	for _, tc := range []struct {
+		name string
+		up   proxytest.Response
+		path string
+	}{
+		{"html page from an upstream", page, "/v1/messages"},
+		{"neutral error from an upstream", neutral, "/v1/messages"},
+		{"ccmesh's own 404", okClaude(), "/v1/nowhere"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := upstream(t, tc.up)
+			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}})
+			got := h.post(tc.path, claudeBody)
+			h.record()
+			if v := got.header.Get("Set-Cookie"); v != "" {
+				t.Errorf("Set-Cookie reached the client: %q", v)
+			}
+			if v := got.header.Get("X-Content-Type-Options"); v != "nosniff" {
+				t.Errorf("X-Content-Type-Options = %q, want nosniff", v)
+			}
+			if v := got.header.Get("Content-Security-Policy"); v != "sandbox" {
+				t.Errorf("Content-Security-Policy = %q, want sandbox", v)
 			}
 		})
 	}
@@ -146,6 +181,7 @@ func TestGuards(t *testing.T) {
 		hdr      []string
 		token    string
 		allowed  []string
+		public   bool
 		wantCode int
 	}{
 		{name: "loopback ip", wantCode: 200},
@@ -161,11 +197,16 @@ func TestGuards(t *testing.T) {
 		{name: "token wrong", token: "s3cret", hdr: []string{"x-api-key", "nope"}, wantCode: 401},
 		{name: "token as x-api-key", token: "s3cret", hdr: []string{"x-api-key", "s3cret"}, wantCode: 200},
 		{name: "token as bearer", token: "s3cret", hdr: []string{"Authorization", "Bearer s3cret"}, wantCode: 200},
+		{name: "token as lower-case bearer", token: "s3cret", hdr: []string{"Authorization", "bearer s3cret"}, wantCode: 200},
+		{name: "lan listener: any host with the token", host: "my-pc.lan:3457", public: true, token: "s3cret", hdr: []string{"x-api-key", "s3cret"}, wantCode: 200},
+		{name: "lan listener: foreign host without the token", host: "evil.example:3457", public: true, token: "s3cret", wantCode: 403},
+		{name: "lan listener: foreign host with a wrong token", host: "evil.example:3457", public: true, token: "s3cret", hdr: []string{"x-api-key", "nope"}, wantCode: 403},
+		{name: "loopback listener: the token does not open other hosts", host: "evil.example:3457", token: "s3cret", hdr: []string{"x-api-key", "s3cret"}, wantCode: 403},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			a := upstream(t, okClaude())
-			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}, ClientToken: tc.token, AllowedHosts: tc.allowed})
+			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}, ClientToken: tc.token, AllowedHosts: tc.allowed, PublicListener: tc.public})
 			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.front.URL+"/v1/messages", strings.NewReader(claudeBody))
 			req.Header.Set("anthropic-version", "2023-06-01")
 			if tc.host != "" {

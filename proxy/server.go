@@ -113,11 +113,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusServiceUnavailable, "ccmesh is starting: no configuration loaded yet; retry in a moment")
 		return
 	}
-	if msg := guard(r, snap.cfg.AllowedHosts); msg != "" {
+	tokenOK := clientTokenOK(r, snap.cfg.ClientToken)
+	// On a non-loopback listener a client that holds the token may name
+	// the host however its network does; without the token the
+	// DNS-rebinding guard decides (docs/BEHAVIOUR.md#safety).
+	anyHost := snap.cfg.PublicListener && snap.cfg.ClientToken != "" && tokenOK
+	if msg := guard(r, snap.cfg.AllowedHosts, anyHost); msg != "" {
 		fail(http.StatusForbidden, msg)
 		return
 	}
-	if !clientTokenOK(r, snap.cfg.ClientToken) {
+	if !tokenOK {
 		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as x-api-key or Authorization: Bearer")
 		return
 	}
@@ -161,8 +166,8 @@ func routeProtocol(path string) (Protocol, bool) {
 // guard applies docs/BEHAVIOUR.md#safety's Host and Origin checks; it returns why the
 // request is refused, or "". Besides loopback names, allowed lists the
 // Host values a non-loopback listener is reached by.
-func guard(r *http.Request, allowed []string) string {
-	if !IsLoopbackHost(r.Host) && !slices.Contains(allowed, r.Host) {
+func guard(r *http.Request, allowed []string, anyHost bool) string {
+	if !anyHost && !IsLoopbackHost(r.Host) && !slices.Contains(allowed, r.Host) {
 		return "ccmesh only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); Host " + quoteShort(r.Host) + " was refused to prevent DNS rebinding"
 	}
 	if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) && !slices.Contains(allowed, strings.TrimPrefix(o, "http://")) {
