@@ -1,11 +1,14 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -34,35 +37,14 @@ func decodeBody(encoding string, raw []byte, limit int64) []byte {
 }
 
 func decodeOne(coding string, b []byte, limit int64) ([]byte, bool) {
-	var r io.Reader
-	switch coding {
-	case "", "identity":
+	if coding == "" || coding == "identity" {
 		return b, true
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			return nil, false
-		}
-		r = zr
-	case "deflate":
-		// RFC 9110's deflate is zlib-wrapped; some servers send raw deflate.
-		if zr, err := zlib.NewReader(bytes.NewReader(b)); err == nil {
-			r = zr
-		} else {
-			r = flate.NewReader(bytes.NewReader(b))
-		}
-	case "br":
-		r = brotli.NewReader(bytes.NewReader(b))
-	case "zstd":
-		zr, err := zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
-		if err != nil {
-			return nil, false
-		}
-		defer zr.Close()
-		r = zr
-	default:
+	}
+	r, err := newDecoder(coding, bytes.NewReader(b))
+	if err != nil {
 		return nil, false
 	}
+	defer r.Close()
 	out, err := io.ReadAll(io.LimitReader(r, limit))
 	// A body cut at our read cap ends in a truncated stream; what was
 	// decoded so far is still worth reading.
@@ -70,6 +52,34 @@ func decodeOne(coding string, b []byte, limit int64) ([]byte, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+var errUnknownCoding = errors.New("unknown content coding")
+
+// newDecoder reads the content coding coding (one of gzip, deflate, br,
+// zstd) from r as it arrives, so a compressed event stream can be parsed
+// event by event.
+func newDecoder(coding string, r io.Reader) (io.ReadCloser, error) {
+	switch coding {
+	case "gzip", "x-gzip":
+		return gzip.NewReader(r)
+	case "deflate":
+		// RFC 9110's deflate is zlib-wrapped; some servers send raw deflate.
+		br := bufio.NewReader(r)
+		if hdr, err := br.Peek(2); err == nil && (uint16(hdr[0])<<8|uint16(hdr[1]))%31 == 0 && hdr[0]&0x0f == 8 {
+			return zlib.NewReader(br)
+		}
+		return flate.NewReader(br), nil
+	case "br":
+		return io.NopCloser(brotli.NewReader(r)), nil
+	case "zstd":
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
+		if err != nil {
+			return nil, err
+		}
+		return zr.IOReadCloser(), nil
+	}
+	return nil, fmt.Errorf("%w %q", errUnknownCoding, coding)
 }
 
 // upstreamErrorText pulls the message out of an Anthropic or OpenAI error

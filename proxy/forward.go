@@ -58,7 +58,7 @@ func (q *request) forward(e *endpoint) result {
 		firstByte.Stop()
 		return q.upstreamError(e, resp)
 	}
-	if isSSE(resp.Header) && identityEncoded(resp.Header) {
+	if isSSE(resp.Header) && decodeStream(resp) {
 		// The first-byte timer keeps running: it also bounds the prelude hold.
 		return q.stream(ctx, resp, firstByte, cancel)
 	}
@@ -125,6 +125,11 @@ func (q *request) upstreamHeader(e *endpoint) http.Header {
 	h.Del("Content-Length") // the transport sets it from the body sent
 	h.Del("Expect")         // ccmesh already read the body; 100-continue is per hop
 	h.Del("Cookie")         // the admin UI's cookie shares this origin; API clients send none
+	if q.info.stream {
+		// Events are read one by one; a compressed stream would have to be
+		// decoded to do that (decodeStream does, when an upstream insists).
+		h.Set("Accept-Encoding", "identity")
+	}
 	for k := range h {
 		if strings.HasPrefix(k, "X-Ccmesh-") {
 			delete(h, k)
@@ -282,6 +287,9 @@ func (q *request) copyResponse(ctx context.Context, resp *http.Response, cancel 
 				msg = fmt.Sprintf("upstream body stalled for %s (idle timeout)", q.snap.cfg.IdleTimeout)
 			}
 			q.rec.Error = msg
+			// The status line is out; ending normally would hand the client
+			// a truncated body as if complete. ServeHTTP aborts instead.
+			q.abort = true
 			return result{verdict: brokenAfterContent, status: resp.StatusCode, msg: msg}
 		}
 	}
@@ -311,9 +319,64 @@ func isSSE(h http.Header) bool {
 	return mt == "text/event-stream"
 }
 
-func identityEncoded(h http.Header) bool {
-	ce := h.Get("Content-Encoding")
-	return ce == "" || strings.EqualFold(ce, "identity")
+// decodeStream makes resp's body an identity-coded event stream: the
+// prelude hold, failover, stream-end logging and usage all read events,
+// whatever coding the upstream chose. It reports false for a coding ccmesh
+// cannot read, which is then passed through as it came.
+func decodeStream(resp *http.Response) bool {
+	ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	if ce == "" || ce == "identity" {
+		return true
+	}
+	if !knownCoding(ce) {
+		return false
+	}
+	resp.Body = &decodedBody{lazy: lazyDecoder{coding: ce, src: resp.Body}, raw: resp.Body}
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Del("Content-Length")
+	return true
+}
+
+func knownCoding(c string) bool {
+	switch c {
+	case "gzip", "x-gzip", "deflate", "br", "zstd":
+		return true
+	}
+	return false
+}
+
+// lazyDecoder builds its decoder on the first Read: gzip and zstd read
+// their header at once, and that read must happen inside the attempt's
+// timeouts like every other read of the body.
+type lazyDecoder struct {
+	coding string
+	src    io.Reader
+	dec    io.ReadCloser
+}
+
+func (l *lazyDecoder) Read(p []byte) (int, error) {
+	if l.dec == nil {
+		d, err := newDecoder(l.coding, l.src)
+		if err != nil {
+			return 0, fmt.Errorf("decode %s stream: %w", l.coding, err)
+		}
+		l.dec = d
+	}
+	return l.dec.Read(p)
+}
+
+type decodedBody struct {
+	lazy lazyDecoder
+	raw  io.Closer
+}
+
+func (b *decodedBody) Read(p []byte) (int, error) { return b.lazy.Read(p) }
+
+func (b *decodedBody) Close() error {
+	if b.lazy.dec != nil {
+		b.lazy.dec.Close()
+	}
+	return b.raw.Close()
 }
 
 // Head returns at most n bytes of b as valid UTF-8 text, never cutting a

@@ -111,15 +111,16 @@ type Attempt struct {
 type ErrorType string
 
 const (
-	ErrTransport  ErrorType = "transport"          // refused, reset, EOF, TLS, DNS
-	ErrFirstByte  ErrorType = "first_byte_timeout" // no headers, or no stream content, in time
-	ErrIdle       ErrorType = "idle_timeout"       // a stream stalled before any content
-	ErrStatus     ErrorType = "upstream_status"    // a non-2xx status
-	ErrQuota      ErrorType = "quota_exhausted"    // the account's credit or quota is spent
-	ErrRateLimit  ErrorType = "rate_limited"       // a 429
-	ErrStreamErr  ErrorType = "stream_error"       // an error event in a 2xx stream
-	ErrStreamEnd  ErrorType = "stream_ended_early" // the body or stream ended or broke too soon
-	ErrClientGone ErrorType = "client_gone"        // the client went away
+	ErrTransport       ErrorType = "transport"          // refused, reset, EOF, TLS, DNS
+	ErrFirstByte       ErrorType = "first_byte_timeout" // no headers, or no stream content, in time
+	ErrIdle            ErrorType = "idle_timeout"       // a stream stalled before any content
+	ErrPreludeTooLarge ErrorType = "prelude_too_large"  // more than 1 MiB of opening events before any content
+	ErrStatus          ErrorType = "upstream_status"    // a non-2xx status
+	ErrQuota           ErrorType = "quota_exhausted"    // the account's credit or quota is spent
+	ErrRateLimit       ErrorType = "rate_limited"       // a 429
+	ErrStreamErr       ErrorType = "stream_error"       // an error event in a 2xx stream
+	ErrStreamEnd       ErrorType = "stream_ended_early" // the body or stream ended or broke too soon
+	ErrClientGone      ErrorType = "client_gone"        // the client went away
 )
 
 // usage collects token counts from any of the three protocols' usage

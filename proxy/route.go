@@ -31,6 +31,9 @@ type request struct {
 	explicit *endpoint // nil unless the request named its endpoint
 	rawQuery string    // the query to forward (ccmesh_endpoint removed)
 	attempts []attempt // this request's attempts so far, in order
+	// abort: the answer broke after its status was sent; the connection
+	// must be cut so the client cannot take it for complete.
+	abort bool
 	// bodies caches the forwarded body per forwarded model.
 	bodies map[string][]byte
 }

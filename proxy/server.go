@@ -148,6 +148,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	q := &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.index(), shape: proto.shape(), start: start}
 	q.serve()
+	if q.abort {
+		// As httputil.ReverseProxy does: net/http closes the connection
+		// without finishing the response, and logs nothing. The deferred
+		// record above is still written.
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // routeProtocol is the protocol an inbound path belongs to.

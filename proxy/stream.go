@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
 )
 
 // responseController flushes without requiring http.Flusher on the writer
@@ -35,17 +37,23 @@ const (
 	evError                  // the upstream reports an error in the stream
 )
 
-// maxEventSize bounds one SSE event so an upstream that never ends a line
-// cannot grow ccmesh's memory without limit.
-const maxEventSize = 16 << 20
+// Memory one stream may hold: an event being read (an upstream that never
+// ends a line must not grow ccmesh without limit), and the opening events
+// held back before any content (docs/BEHAVIOUR.md#streaming).
+const (
+	maxEventSize   = 16 << 20
+	maxPreludeSize = 1 << 20
+)
 
-var errEventTooLarge = errors.New("SSE event larger than 16 MiB")
+var errEventTooLarge = errors.New("SSE event too large")
 
 // sseReader splits a byte stream into SSE events, each returned as its raw
 // bytes through the blank line that ends it, so events pass byte-for-byte.
 type sseReader struct {
 	br  *bufio.Reader
 	buf []byte
+	// max bounds the next event's size; 0 means maxEventSize.
+	max int
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -56,14 +64,18 @@ func newSSEReader(r io.Reader) *sseReader {
 // it. At EOF a partial event is returned with the error.
 func (s *sseReader) next() ([]byte, error) {
 	s.buf = s.buf[:0]
+	limit := s.max
+	if limit <= 0 {
+		limit = maxEventSize
+	}
 	content, partial := false, false
 	for {
 		line, err := s.br.ReadSlice('\n')
 		s.buf = append(s.buf, line...)
+		if len(s.buf) > limit {
+			return s.buf, errEventTooLarge
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(s.buf) > maxEventSize {
-				return s.buf, errEventTooLarge
-			}
 			partial, content = true, true
 			continue
 		}
@@ -193,6 +205,7 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
 	sr := newSSEReader(&idleReader{r: resp.Body, t: idle, d: cfg.IdleTimeout})
+	sr.max = maxPreludeSize
 	rc := newResponseController(q.w)
 	var held []byte
 	released, complete := false, false
@@ -211,6 +224,8 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 			switch kind {
 			case evPrelude:
 				held = append(held, raw...)
+				// What is held and the next event share one budget.
+				sr.max = max(1, maxPreludeSize-len(held))
 				continue
 			case evError:
 				return result{
@@ -222,6 +237,7 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 			}
 			firstByte.Stop()
 			released = true
+			sr.max = maxEventSize
 			q.writeHeader(resp)
 			if len(held) > 0 {
 				if _, err := q.w.Write(held); err != nil {
@@ -264,6 +280,11 @@ func (q *request) preludeFailure(ctx context.Context, err error) result {
 	case errors.Is(err, io.EOF):
 		res.errType = ErrStreamEnd
 		res.msg = "stream ended before any content"
+	case errors.Is(err, errEventTooLarge):
+		// Holding more would let one upstream take ccmesh's memory; trying
+		// it again would only do that twice.
+		res.verdict = verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrPreludeTooLarge}
+		res.msg = fmt.Sprintf("stream sent more than %d KiB before any content", maxPreludeSize>>10)
 	default:
 		res.errType = ErrStreamEnd
 		res.msg = "stream broke before any content: " + err.Error()

@@ -44,7 +44,9 @@ type Response struct {
 	// StallAfter ≥ 1 stops after that many events (or, for a plain body,
 	// after the headers when StallAfter == 1) and waits for cancellation.
 	StallAfter int
-	// CutAfter ≥ 1 aborts the connection after that many events.
+	// CutAfter ≥ 1 aborts the connection after that many events, or, for
+	// a plain body, after that many bytes of it (sent chunked, without a
+	// Content-Length, so only the missing last chunk tells the client).
 	CutAfter int
 }
 
@@ -149,11 +151,27 @@ func Serve(w http.ResponseWriter, r *http.Request, resp Response) {
 			<-r.Context().Done()
 			return
 		}
+		if resp.CutAfter > 0 && resp.CutAfter < len(body) {
+			_, _ = w.Write(body[:resp.CutAfter])
+			_ = rc.Flush()
+			panic(http.ErrAbortHandler)
+		}
 		_, _ = w.Write(body)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
+	var out io.Writer = w
+	flush := func() { _ = rc.Flush() }
+	if resp.Encoding != "" {
+		// A compressed stream, flushed per event as a server that
+		// compresses SSE must.
+		w.Header().Set("Content-Encoding", resp.Encoding)
+		zw := newStreamEncoder(resp.Encoding, w)
+		defer zw.Close()
+		out = zw
+		flush = func() { _ = zw.Flush(); _ = rc.Flush() }
+	}
 	w.WriteHeader(status)
 	_ = rc.Flush()
 	for i, ev := range resp.Events {
@@ -171,10 +189,10 @@ func Serve(w http.ResponseWriter, r *http.Request, resp Response) {
 				return
 			}
 		}
-		if _, err := io.WriteString(w, FormatEvent(ev)); err != nil {
+		if _, err := io.WriteString(out, FormatEvent(ev)); err != nil {
 			return
 		}
-		_ = rc.Flush()
+		flush()
 	}
 	if resp.StallAfter > 0 && resp.StallAfter >= len(resp.Events) {
 		<-r.Context().Done()
@@ -212,6 +230,24 @@ func Encode(coding string, b []byte) []byte {
 		panic(fmt.Sprintf("proxytest: unknown coding %q", coding))
 	}
 	return buf.Bytes()
+}
+
+type streamEncoder interface {
+	io.WriteCloser
+	Flush() error
+}
+
+func newStreamEncoder(coding string, w io.Writer) streamEncoder {
+	switch coding {
+	case "gzip":
+		return gzip.NewWriter(w)
+	case "br":
+		return brotli.NewWriter(w)
+	case "zstd":
+		zw, _ := zstd.NewWriter(w)
+		return zw
+	}
+	panic(fmt.Sprintf("proxytest: unknown coding %q", coding))
 }
 
 // ClosedURL returns the URL of a port nobody listens on ("connection
