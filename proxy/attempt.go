@@ -30,26 +30,42 @@ type attempt struct {
 	retryAt time.Time
 }
 
+// loopEnd is how one run of the attempt loop ended.
+type loopEnd uint8
+
+const (
+	loopDone    loopEnd = iota // the request is answered (or its client gone)
+	loopRefused                // every breaker refused before any attempt: route again
+	loopAgain                  // every attempt was rate limited and waiting pays: route again
+)
+
 // runAttempts is the attempt loop over cands, which are in routable-list
 // order. It walks the candidates once from the strategy's starting point,
 // giving each at most two attempts in a row (three when the request named
-// its endpoint), within the budget of max(1, 2×candidates).
+// its endpoint), within the budget of max(1, 2×candidates) set by the
+// first run and shared by the runs after it.
 //
-// It reports false, having written nothing, when every candidate's breaker
-// refused a permit before any attempt (another request took a HalfOpen
-// probe between routing and the loop): the caller routes again.
-func (q *request) runAttempts(cands []*endpoint) bool {
-	budget := max(1, 2*len(cands))
-	if q.explicit != nil {
-		budget = 3
+// It ends with loopRefused, having written nothing, when every candidate's
+// breaker refused a permit before any attempt (another request took a
+// HalfOpen probe between routing and the loop), and with loopAgain when
+// every attempt so far was a 429 and one of the endpoints is free again
+// within the rate-limit wait (docs/BEHAVIOUR.md#rate-limit-wait): it has
+// waited, and the caller routes again.
+func (q *request) runAttempts(cands []*endpoint) loopEnd {
+	if q.budget == 0 {
+		q.budget = max(1, 2*len(cands))
+		if q.explicit != nil {
+			q.budget = 3
+		}
 	}
+	tried := len(q.attempts)
 	seen := q.s.cursors[q.pi].Load()
 	pos := q.startPos(cands, seen)
-	for visited := 0; visited < len(cands) && len(q.attempts) < budget; visited++ {
+	for visited := 0; visited < len(cands) && len(q.attempts) < q.budget; visited++ {
 		e := cands[pos]
-		switch q.visit(e, budget) {
+		switch q.visit(e, q.budget) {
 		case visitDone:
-			return true
+			return loopDone
 		case visitFailed:
 			if q.explicit == nil {
 				seen = q.leave(e, seen)
@@ -57,11 +73,46 @@ func (q *request) runAttempts(cands []*endpoint) bool {
 		}
 		pos = (pos + 1) % len(cands)
 	}
-	if len(q.attempts) == 0 {
-		return false
+	if len(q.attempts) == tried {
+		if tried > 0 {
+			q.exhausted(cands)
+			return loopDone
+		}
+		return loopRefused
+	}
+	if q.waitOutRateLimits(cands) {
+		return loopAgain
 	}
 	q.exhausted(cands)
+	return loopDone
+}
+
+// waitOutRateLimits waits, when every attempt so far was a 429, budget is
+// left and the earliest candidate is free again within the rate-limit
+// wait, until that moment. It reports whether the request should try again.
+func (q *request) waitOutRateLimits(cands []*endpoint) bool {
+	if len(q.attempts) >= q.budget || !q.allRateLimited() {
+		return false
+	}
+	free := q.earliestFree(cands)
+	if free.After(q.start.Add(q.snap.cfg.RateLimitWait)) {
+		return false
+	}
+	if err := sleepCtx(q.r.Context(), time.Until(free)); err != nil {
+		q.clientGone(err)
+		return false
+	}
+	q.rec.Routing.WaitedMs = time.Since(q.start).Milliseconds()
 	return true
+}
+
+func (q *request) allRateLimited() bool {
+	for _, at := range q.attempts {
+		if at.res.errType != ErrRateLimit {
+			return false
+		}
+	}
+	return len(q.attempts) > 0
 }
 
 // visitEnd is how the loop's stay on one endpoint ended.
@@ -212,13 +263,12 @@ func (q *request) exhausted(cands []*endpoint) {
 	if status < 400 {
 		status = http.StatusBadGateway
 	}
-	all429 := true
-	for _, at := range q.attempts {
-		all429 = all429 && at.res.errType == ErrRateLimit
+	if q.rec.ClientGone {
+		return // gone while waiting out a rate limit: nothing to write
 	}
 	advice := "retry shortly; ccmesh skips failing endpoints on its own"
-	if all429 {
-		secs := q.retryAfterSecs(cands)
+	if q.allRateLimited() {
+		secs := max(1, int(math.Ceil(time.Until(q.earliestFree(cands)).Seconds())))
 		status = http.StatusTooManyRequests
 		q.w.Header().Set("Retry-After", strconv.Itoa(secs))
 		advice = fmt.Sprintf("all are rate limited; retry in %d s", secs)
@@ -228,8 +278,9 @@ func (q *request) exhausted(cands []*endpoint) {
 	q.fail(status, historyMessage(atts, advice))
 }
 
-// retryAfterSecs is when the earliest candidate is free again, rounded up.
-func (q *request) retryAfterSecs(cands []*endpoint) int {
+// earliestFree is when the earliest of cands may be tried again: the end
+// of its breaker's cooldown, or the retry time its last 429 gave.
+func (q *request) earliestFree(cands []*endpoint) time.Time {
 	now := time.Now()
 	var earliest time.Time
 	for _, e := range cands {
@@ -243,7 +294,7 @@ func (q *request) retryAfterSecs(cands []*endpoint) int {
 			earliest = free
 		}
 	}
-	return max(1, int(math.Ceil(earliest.Sub(now).Seconds())))
+	return earliest
 }
 
 // retryAt is when endpoint id's last 429 said to come back.

@@ -31,6 +31,7 @@ type request struct {
 	explicit *endpoint // nil unless the request named its endpoint
 	rawQuery string    // the query to forward (ccmesh_endpoint removed)
 	attempts []attempt // this request's attempts so far, in order
+	budget   int       // attempts allowed in all; set when the loop first runs
 	// abort: the answer broke after its status was sent; the connection
 	// must be cut so the client cannot take it for complete.
 	abort bool
@@ -68,21 +69,32 @@ func (q *request) serve() {
 	q.rec.ModelAsked = q.model
 	if q.explicit != nil {
 		q.rec.Explicit = true
-		q.runAttempts([]*endpoint{q.explicit}) // Bypass permits are never refused
+		// Bypass permits are never refused; a rate-limited explicit
+		// endpoint is waited for within the loop's budget.
+		end := loopAgain
+		for end == loopAgain {
+			end = q.runAttempts([]*endpoint{q.explicit})
+		}
 		return
 	}
-	for range maxRoutingRounds {
+	for refused := 0; refused < maxRefusedRounds; {
 		cands, ok := q.route()
-		if !ok || q.runAttempts(cands) {
+		if !ok {
 			return
+		}
+		switch q.runAttempts(cands) {
+		case loopDone:
+			return
+		case loopRefused:
+			refused++
 		}
 	}
 	q.fail(http.StatusBadGateway, fmt.Sprintf("every endpoint for model %s was taken by other requests' recovery probes; retry in a few seconds", q.model))
 }
 
-// maxRoutingRounds bounds re-routing when breakers refuse every candidate
+// maxRefusedRounds bounds re-routing when breakers refuse every candidate
 // between routing and the attempt loop, a race that should settle at once.
-const maxRoutingRounds = 3
+const maxRefusedRounds = 3
 
 // fail answers with an error ccmesh produced before or after the attempts.
 func (q *request) fail(status int, msg string) {

@@ -210,22 +210,13 @@ func TestRateLimitWait(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				calls := 0
-				a := func(req *http.Request) (*http.Response, error) {
-					calls++
-					if calls == 1 {
-						return jsonResp(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}`, "Retry-After", tc.retryAfter)(req)
-					}
-					return jsonResp(200, `{}`)(req)
-				}
 				eb := fakeEp(2, "b")
 				eb.Models = []string{"claude-opus-*"} // only reachable explicitly
 				b := newBubble(Config{Endpoints: []Endpoint{fakeEp(1, "a"), eb}},
-					map[string]func(*http.Request) (*http.Response, error){"a.test": a, "b.test": limited})
-				// Open a's breaker as RateLimited with the first request.
-				if w, _ := b.serve(t.Context(), claudeBody); w.Code != 429 {
-					t.Fatalf("setup: status %d, want 429", w.Code)
-				}
+					map[string]func(*http.Request) (*http.Response, error){"a.test": jsonResp(200, `{}`), "b.test": limited})
+				// Open a's breaker as RateLimited, as a 429 with tc.retryAfter would.
+				ra, _ := time.ParseDuration(tc.retryAfter + "s")
+				rateLimit(t, b.breakers.Get(1), ra)
 				if tc.broken {
 					eb.Models = nil
 					b.srv.Update(Config{Endpoints: []Endpoint{fakeEp(1, "a"), eb}})
@@ -247,7 +238,7 @@ func TestRateLimitWait(t *testing.T) {
 				if tc.wantWaited > 0 && time.Since(start) != tc.wantWaited {
 					t.Errorf("waited %v, want %v", time.Since(start), tc.wantWaited)
 				}
-				if tc.cancel && (b.rt.count("a.test") != 1 || len(rec.Attempts) != 0) {
+				if tc.cancel && (b.rt.count("a.test") != 0 || len(rec.Attempts) != 0) {
 					t.Errorf("calls to a = %d attempts %d, want no new call", b.rt.count("a.test"), len(rec.Attempts))
 				}
 				if tc.cancel && b.breakers.Get(1).View(time.Now()).State != breaker.Open {
@@ -332,17 +323,14 @@ func TestHalfOpenProbeTaken(t *testing.T) {
 		calls := 0
 		a := func(req *http.Request) (*http.Response, error) {
 			calls++
-			switch calls {
-			case 1:
-				return jsonResp(429, `{}`, "Retry-After", "2")(req)
-			case 2:
+			if calls == 1 {
 				<-release // the probe is slow
 			}
 			return jsonResp(200, `{}`)(req)
 		}
 		b := newBubble(Config{Endpoints: []Endpoint{fakeEp(1, "a")}},
 			map[string]func(*http.Request) (*http.Response, error){"a.test": a})
-		b.serve(t.Context(), claudeBody)
+		rateLimit(t, b.breakers.Get(1), 2*time.Second)
 		time.Sleep(2 * time.Second) // inside the bubble this only moves the fake clock: a turns HalfOpen
 		type res struct {
 			w   *httptest.ResponseRecorder
@@ -368,8 +356,71 @@ func TestHalfOpenProbeTaken(t *testing.T) {
 		if waited != 1 {
 			t.Errorf("%d requests waited, want 1", waited)
 		}
-		if calls != 3 {
-			t.Errorf("upstream calls = %d, want 3", calls)
+		if calls != 2 {
+			t.Errorf("upstream calls = %d, want 2", calls)
 		}
 	})
+}
+
+// rateLimit opens br as a 429 carrying a retry time d would.
+func rateLimit(t *testing.T, br *breaker.Breaker, d time.Duration) {
+	t.Helper()
+	p, err := br.Allow(breaker.Claude, time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Done(breaker.Outcome{Kind: breaker.Failure, Reason: breaker.RateLimited, RetryAfter: d})
+}
+
+// TestEveryEndpointRateLimited: when every attempt ends in a 429 whose
+// retry time falls inside the rate-limit wait, the request waits for the
+// first endpoint to be free and is served, instead of answering 429
+// (docs/BEHAVIOUR.md#rate-limit-wait). Past the wait, or when the budget
+// is spent, the answer is 429 with Retry-After.
+func TestEveryEndpointRateLimited(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		retryAfter string
+		explicit   bool
+		wantCode   int
+		wantWaited time.Duration
+		wantCalls  int // in all, over both endpoints
+	}{
+		{name: "one second is waited", retryAfter: "1", wantCode: 200, wantWaited: time.Second, wantCalls: 3},
+		{name: "explicit endpoint waits too", retryAfter: "1", explicit: true, wantCode: 200, wantWaited: time.Second, wantCalls: 2},
+		{name: "beyond the wait: 429 at once", retryAfter: "9", wantCode: 429, wantCalls: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				calls := 0
+				limitedOnce := func(req *http.Request) (*http.Response, error) {
+					calls++
+					if calls <= 2 && !(tc.explicit && calls == 2) {
+						return jsonResp(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}`, "Retry-After", tc.retryAfter)(req)
+					}
+					return jsonResp(200, `{}`)(req)
+				}
+				b := newBubble(Config{Endpoints: []Endpoint{fakeEp(1, "a"), fakeEp(2, "b")}},
+					map[string]func(*http.Request) (*http.Response, error){"a.test": limitedOnce, "b.test": limitedOnce})
+				body := claudeBody
+				if tc.explicit {
+					body = strings.Replace(claudeBody, `"claude-sonnet-4-5"`, `"@a/claude-sonnet-4-5"`, 1)
+				}
+				start := time.Now()
+				w, rec := b.serve(t.Context(), body)
+				if w.Code != tc.wantCode {
+					t.Fatalf("status %d, want %d: %s", w.Code, tc.wantCode, w.Body)
+				}
+				if got := time.Since(start); tc.wantWaited > 0 && got != tc.wantWaited {
+					t.Errorf("took %v, want %v", got, tc.wantWaited)
+				}
+				if calls != tc.wantCalls {
+					t.Errorf("upstream calls %d, want %d (attempts %q)", calls, tc.wantCalls, attemptsOn(rec))
+				}
+				if tc.wantCode == 429 && w.Header().Get("Retry-After") != tc.retryAfter {
+					t.Errorf("Retry-After %q, want %q", w.Header().Get("Retry-After"), tc.retryAfter)
+				}
+			})
+		})
+	}
 }
