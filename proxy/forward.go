@@ -60,7 +60,7 @@ func (q *request) forward(e *endpoint) result {
 	}
 	if isSSE(resp.Header) && decodeStream(resp) {
 		// The first-byte timer keeps running: it also bounds the prelude hold.
-		return q.stream(ctx, resp, firstByte, cancel)
+		return q.stream(ctx, e, resp, firstByte, cancel)
 	}
 	firstByte.Stop()
 	return q.copyResponse(ctx, resp, cancel)
@@ -198,22 +198,40 @@ func (q *request) upstreamError(e *endpoint, resp *http.Response) result {
 	if err != nil && q.r.Context().Err() != nil {
 		return q.clientLeft()
 	}
-	decoded := decodeBody(resp.Header.Get("Content-Encoding"), raw, errBodyCap)
+	secrets := q.secrets(e)
+	decoded, masked := redact(decodeBody(resp.Header.Get("Content-Encoding"), raw, errBodyCap), secrets[:]...)
 	res := result{
 		verdict:  classifyStatus(resp.StatusCode, resp.Header, decoded, e.APIKey != "", time.Now()),
 		status:   resp.StatusCode,
 		bodyHead: Head(decoded, bodyHeadCap),
 		msg:      statusMessage(resp.StatusCode, decoded),
 	}
+	if q.r.URL.Path == countTokensPath {
+		// Claude Code sends bursts of these; a relay that lacks the route
+		// must neither fail the request nor trip the breaker that guards
+		// its /v1/messages.
+		res.verdict = verdict{act: actDone, outcome: neutral, errType: ErrStatus}
+		q.answerEstimate(resp.StatusCode)
+		return res
+	}
 	if res.act != actDone {
 		return res
+	}
+	if masked {
+		// The client gets the body with the key masked, decoded; the rest
+		// beyond what was read is left out rather than sent in its coding.
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		raw = decoded
 	}
 	q.writeHeader(resp)
 	if _, err := q.w.Write(raw); err != nil {
 		return q.clientWriteFailed(res)
 	}
-	if _, err := io.Copy(q.w, resp.Body); err != nil && q.r.Context().Err() != nil {
-		return q.clientWriteFailed(res)
+	if !masked {
+		if _, err := io.Copy(q.w, resp.Body); err != nil && q.r.Context().Err() != nil {
+			return q.clientWriteFailed(res)
+		}
 	}
 	q.rec.Error = res.msg
 	return res

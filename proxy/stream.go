@@ -199,7 +199,7 @@ func classifyChatEvent(data []byte) evKind {
 // opening metadata is held until the first content event so that an
 // upstream dying before it fails over invisibly; firstByte, still
 // running, bounds that hold.
-func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *time.Timer, cancel context.CancelCauseFunc) result {
+func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, firstByte *time.Timer, cancel context.CancelCauseFunc) result {
 	cfg := &q.snap.cfg
 	q.rec.Stream = true
 	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
@@ -228,6 +228,8 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 				sr.max = max(1, maxPreludeSize-len(held))
 				continue
 			case evError:
+				secrets := q.secrets(e)
+				data, _ = redact(data, secrets[:]...)
 				return result{
 					verdict:  classifyStreamError(data, time.Now()),
 					status:   http.StatusOK,
@@ -244,6 +246,11 @@ func (q *request) stream(ctx context.Context, resp *http.Response, firstByte *ti
 					return q.streamClientGone()
 				}
 			}
+		}
+		if kind == evError {
+			secrets := q.secrets(e)
+			raw, _ = redact(raw, secrets[:]...)
+			data, _ = redact(data, secrets[:]...)
 		}
 		if _, err := q.w.Write(raw); err != nil {
 			return q.streamClientGone()
