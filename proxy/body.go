@@ -52,6 +52,9 @@ func scanBody(b []byte) (bodyInfo, error) {
 		}
 		switch string(key) {
 		case "model":
+			// The last member wins, as in encoding/json; a model that is
+			// not a string is no model.
+			info.model, info.hasModel = "", false
 			if b[vs] == '"' {
 				m, err := unquote(b[vs:sc.i])
 				if err != nil {

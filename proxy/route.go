@@ -116,13 +116,8 @@ func (q *request) clientGone(err error) {
 // resolveExplicit applies docs/BEHAVIOUR.md#explicit-endpoint: header > @name/model > query. The
 // @name/ prefix is stripped and ccmesh_endpoint removed whichever way won.
 func (q *request) resolveExplicit() (status int, msg string) {
-	q.model = q.info.model
 	var fromModel string
-	if rest, ok := strings.CutPrefix(q.model, "@"); ok {
-		if name, m, ok := strings.Cut(rest, "/"); ok {
-			fromModel, q.model = name, m
-		}
-	}
+	fromModel, q.model = splitExplicitModel(q.info.model)
 	q.rawQuery = q.r.URL.RawQuery
 	var fromQuery string
 	if strings.Contains(q.rawQuery, "ccmesh_endpoint") {
@@ -156,6 +151,19 @@ func (q *request) resolveExplicit() (status int, msg string) {
 	}
 	q.explicit = e
 	return 0, ""
+}
+
+// splitExplicitModel splits "@name/model" into the endpoint name and the
+// model; any other model comes back whole with no name. The model part is
+// everything after the first '/', so "@relay/openrouter/anthropic/claude"
+// names relay and asks for "openrouter/anthropic/claude".
+func splitExplicitModel(s string) (name, model string) {
+	if rest, ok := strings.CutPrefix(s, "@"); ok {
+		if name, m, ok := strings.Cut(rest, "/"); ok {
+			return name, m
+		}
+	}
+	return "", s
 }
 
 // dropQueryParam removes every key=value pair named key, keeping the rest
