@@ -1,0 +1,44 @@
+package proxy
+
+import "bytes"
+
+// MaskKey shows enough of a secret to recognise it and never enough to use
+// it: nothing of one under 8 characters, the last 4 of one under 20, and
+// the first 3 and last 4 of a longer one ("sk-…a1b2").
+func MaskKey(k string) string {
+	switch n := len(k); {
+	case n == 0:
+		return ""
+	case n < 8:
+		return "…"
+	case n < 20:
+		return "…" + k[n-4:]
+	}
+	return k[:3] + "…" + k[len(k)-4:]
+}
+
+// minSecretLen: shorter values are not searched for in upstream text; they
+// would match ordinary words, and a key that short protects nothing.
+const minSecretLen = 8
+
+// redact returns b with every occurrence of each secret replaced by its
+// mask, and whether anything was replaced; b itself is never modified.
+// Upstreams echo keys in errors ("Invalid API key provided: sk-…"), and
+// that text is shown to the client, logged and stored.
+func redact(b []byte, secrets ...string) ([]byte, bool) {
+	changed := false
+	for _, s := range secrets {
+		if len(s) < minSecretLen || !bytes.Contains(b, []byte(s)) {
+			continue
+		}
+		b = bytes.ReplaceAll(b, []byte(s), []byte(MaskKey(s)))
+		changed = true
+	}
+	return b, changed
+}
+
+// secrets are what must never leave ccmesh in upstream text: the
+// endpoint's key and the client token.
+func (q *request) secrets(e *endpoint) [2]string {
+	return [2]string{e.APIKey, q.snap.cfg.ClientToken}
+}
