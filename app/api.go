@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
+	"strings"
+	"unicode"
 
+	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -142,13 +146,60 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Field: te.Field,
-				Message: fmt.Sprintf("field %q must be a %s, not a JSON %s", te.Field, te.Type, te.Value)}
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			field := jsonPath(te.Field)
+			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Field: field,
+				Message: fmt.Sprintf("field %q must be a %s, not a JSON %s", field, typeName(te.Type), te.Value)}
+		case te != nil && te.Struct == "":
+			// The body itself has the wrong type; this is the text of
+			// te.Error() with the type named as below.
+			return errBadRequest("bad_json", "", "request body is not valid JSON: json: cannot unmarshal %s into Go value of type %s",
+				te.Value, typeName(te.Type))
 		}
 		return errBadRequest("bad_json", "", "request body is not valid JSON: %v", err)
 	}
 	return nil
+}
+
+// jsonPath is a decoding error's field path with JSON names only:
+// encoding/json also lists the Go name of each embedded struct on the way
+// (endpointInput's EndpointPatch), and no JSON name of the admin API
+// starts with an upper-case letter.
+func jsonPath(path string) string {
+	parts := strings.Split(path, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && unicode.IsUpper(rune(p[0])) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ".")
+}
+
+// typeNames are the names bad_json messages give the types below: the
+// names they had before the types moved out of the store, so that the
+// messages read as they always have.
+var typeNames = map[reflect.Type]string{
+	reflect.TypeFor[endpointInput]():     "store.EndpointPatch",
+	reflect.TypeFor[importDoc]():         "app.exportDoc",
+	reflect.TypeFor[Settings]():          "store.Settings",
+	reflect.TypeFor[BreakerProfiles]():   "store.BreakerProfiles",
+	reflect.TypeFor[breaker.Overrides](): "store.BreakerParams",
+}
+
+// typeName is how a bad_json message names the Go type a value must have: a
+// named string, number or bool by its kind (a strategy is a string, a
+// breaker duration an int64), the types of typeNames by their name there.
+func typeName(t reflect.Type) string {
+	if n, ok := typeNames[t]; ok {
+		return n
+	}
+	if k := t.Kind(); k >= reflect.Bool && k <= reflect.Complex128 || k == reflect.String {
+		return k.String()
+	}
+	return t.String()
 }
 
 func pathID(r *http.Request) (int64, error) {

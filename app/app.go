@@ -41,7 +41,7 @@ type Options struct {
 // and never touch the database; every change publishes a new one.
 type State struct {
 	Endpoints []store.Endpoint // in list order
-	Settings  store.Settings
+	Settings  Settings
 }
 
 // App is the application service.
@@ -117,7 +117,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 }
 
 func (a *App) start(ctx context.Context) error {
-	settings, err := a.db.GetSettings(ctx)
+	settings, err := a.loadSettings(ctx)
 	if err != nil {
 		return fmt.Errorf("load settings: %w", err)
 	}
@@ -200,14 +200,20 @@ func (a *App) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load endpoints: %w", err)
 	}
-	settings, err := a.db.GetSettings(ctx)
+	overrides := make([]breaker.Overrides, len(eps))
+	for i, e := range eps {
+		if overrides[i], err = endpointOverrides(e); err != nil {
+			return fmt.Errorf("load endpoints: %w", err)
+		}
+	}
+	settings, err := a.loadSettings(ctx)
 	if err != nil {
 		return fmt.Errorf("load settings: %w", err)
 	}
 	st := &State{Endpoints: eps, Settings: settings}
 	a.breakers.SetConfig(breakerConfig(settings))
-	for _, e := range eps {
-		a.breakers.SetOverrides(e.ID, overridesFrom(e.BreakerOverrides))
+	for i, e := range eps {
+		a.breakers.SetOverrides(e.ID, overrides[i])
 	}
 	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
@@ -217,7 +223,7 @@ func (a *App) reload(ctx context.Context) error {
 func (a *App) retention() (int, time.Duration) {
 	s := a.state.Load()
 	if s == nil {
-		d := store.DefaultSettings()
+		d := DefaultSettings()
 		return d.LogRetentionRows, time.Duration(d.LogRetentionDays) * 24 * time.Hour
 	}
 	return s.Settings.LogRetentionRows, time.Duration(s.Settings.LogRetentionDays) * 24 * time.Hour

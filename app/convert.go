@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -10,40 +11,30 @@ import (
 )
 
 // This file translates between the store's plain types and the types of
-// breaker and proxy, so that neither of those imports the store.
-
-func ms(v *int64) *time.Duration {
-	if v == nil {
-		return nil
-	}
-	d := time.Duration(*v) * time.Millisecond
-	return &d
-}
-
-func overridesFrom(p store.BreakerParams) breaker.Overrides {
-	return breaker.Overrides{
-		FailureThreshold:    p.FailureThreshold,
-		SuccessThreshold:    p.SuccessThreshold,
-		Timeout:             ms(p.TimeoutMs),
-		ErrorRateThreshold:  p.ErrorRateThreshold,
-		MinRequests:         p.MinRequests,
-		RateLimitTimeout:    ms(p.RateLimitTimeoutMs),
-		MaxRateLimitTimeout: ms(p.MaxRateLimitTimeoutMs),
-		QuotaTimeout:        ms(p.QuotaTimeoutMs),
-		Disabled:            p.Disabled,
-	}
-}
+// breaker and proxy, so that neither of those imports the store. The
+// store's strings were validated by the admin API (validate.go) before they
+// were stored.
 
 // breakerConfig turns the user's per-profile defaults into a breaker.Config;
 // parameters the user did not set keep docs/BEHAVIOUR.md#breaker-defaults's values.
-func breakerConfig(s store.Settings) breaker.Config {
+func breakerConfig(s Settings) breaker.Config {
 	return breaker.Config{
-		Claude: breaker.Resolve(breaker.Config{}, breaker.Claude, overridesFrom(s.Breaker.Claude)),
-		OpenAI: breaker.Resolve(breaker.Config{}, breaker.OpenAI, overridesFrom(s.Breaker.OpenAI)),
+		Claude: breaker.Resolve(breaker.Config{}, breaker.Claude, s.Breaker.Claude),
+		OpenAI: breaker.Resolve(breaker.Config{}, breaker.OpenAI, s.Breaker.OpenAI),
 	}
 }
 
-func proxyConfig(eps []store.Endpoint, s store.Settings, listen string) proxy.Config {
+// endpointOverrides decodes the breaker overrides an endpoint was stored
+// with; the admin API validated them before they were stored.
+func endpointOverrides(e store.Endpoint) (breaker.Overrides, error) {
+	var o breaker.Overrides
+	if err := json.Unmarshal(e.BreakerOverrides, &o); err != nil {
+		return breaker.Overrides{}, fmt.Errorf("decode breaker_overrides of endpoint %d: %w", e.ID, err)
+	}
+	return o, nil
+}
+
+func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 	out := make([]proxy.Endpoint, len(eps))
 	for i, e := range eps {
 		out[i] = proxy.Endpoint{
@@ -63,7 +54,7 @@ func proxyConfig(eps []store.Endpoint, s store.Settings, listen string) proxy.Co
 	}
 	return proxy.Config{
 		Endpoints:        out,
-		Strategy:         proxy.Strategy(s.Strategy),
+		Strategy:         s.Strategy,
 		FirstByteTimeout: time.Duration(s.FirstByteTimeoutMs) * time.Millisecond,
 		IdleTimeout:      time.Duration(s.IdleTimeoutMs) * time.Millisecond,
 		MaxBody:          s.MaxBodyBytes,

@@ -2,9 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -25,6 +29,42 @@ func MaskKey(k string) string {
 		return "…" + k[len(k)-min(2, len(k)):]
 	}
 	return k[:3] + "…" + k[len(k)-4:]
+}
+
+// endpointInput is the body of POST and PUT /api/endpoints, and an endpoint
+// of an import: the store's patch with the fields the app owns typed, so
+// that decoding checks their JSON types and validate (validate.go) their
+// values. Its fields shadow the patch's of the same JSON names.
+type endpointInput struct {
+	store.EndpointPatch
+	Protocol         *proxy.Protocol    `json:"protocol"`
+	Auth             *proxy.AuthMode    `json:"auth"`
+	BreakerOverrides *breaker.Overrides `json:"breaker_overrides"`
+}
+
+// patch is in as the store takes it; in must have been validated.
+func (in endpointInput) patch() (store.EndpointPatch, error) {
+	p := in.EndpointPatch
+	p.Protocol, p.Auth, p.BreakerOverrides = nil, nil, nil
+	if in.Protocol != nil {
+		v := string(*in.Protocol)
+		p.Protocol = &v
+	}
+	if in.Auth != nil {
+		v := string(*in.Auth)
+		p.Auth = &v
+	}
+	if in.BreakerOverrides != nil {
+		// Re-encoded, so the store keeps only the parameters there are, as
+		// the API shows them.
+		doc, err := json.Marshal(*in.BreakerOverrides)
+		if err != nil {
+			return store.EndpointPatch{}, fmt.Errorf("encode breaker_overrides: %w", err)
+		}
+		raw := json.RawMessage(doc)
+		p.BreakerOverrides = &raw
+	}
+	return p, nil
 }
 
 func reply(e store.Endpoint) EndpointReply {
@@ -52,12 +92,19 @@ func (a *App) listEndpoints(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
-	var p store.EndpointPatch
-	if err := decodeJSON(r, &p); err != nil {
+	var in endpointInput
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if err := in.validate(true); err != nil {
+		return err
+	}
+	p, err := in.patch()
+	if err != nil {
 		return err
 	}
 	var created store.Endpoint
-	err := a.mutate(r.Context(), func(ctx context.Context) error {
+	err = a.mutate(r.Context(), func(ctx context.Context) error {
 		var err error
 		created, err = a.db.CreateEndpoint(ctx, p)
 		if err == nil {
@@ -101,13 +148,21 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var p store.EndpointPatch
-	if err := decodeJSON(r, &p); err != nil {
+	var in endpointInput
+	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
 	var updated store.Endpoint
 	err = a.mutate(r.Context(), func(ctx context.Context) error {
 		before, err := a.db.GetEndpoint(ctx, id)
+		if err != nil {
+			return err
+		}
+		// After the lookup: an unknown id is 404 whatever the body says.
+		if err := in.validate(false); err != nil {
+			return err
+		}
+		p, err := in.patch()
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/ccmesh/ccmesh/store"
@@ -10,8 +11,16 @@ import (
 // exportDoc is the shape of GET /api/export and POST /api/import.
 type exportDoc struct {
 	Version   int                   `json:"version"`
-	Settings  *store.Settings       `json:"settings,omitempty"`
+	Settings  *Settings             `json:"settings,omitempty"`
 	Endpoints []store.EndpointPatch `json:"endpoints"`
+}
+
+// importDoc is an exportDoc as POST /api/import decodes it: its endpoints
+// are inputs the admin API validates.
+type importDoc struct {
+	Version   int             `json:"version"`
+	Settings  *Settings       `json:"settings,omitempty"`
+	Endpoints []endpointInput `json:"endpoints"`
 }
 
 func (a *App) export(w http.ResponseWriter, r *http.Request) error {
@@ -46,22 +55,39 @@ func patchOf(e store.Endpoint) store.EndpointPatch {
 // importHandler adds the document's endpoints (an existing name is updated)
 // and replaces the settings if given, all in one transaction.
 func (a *App) importHandler(w http.ResponseWriter, r *http.Request) error {
-	var doc exportDoc
+	var doc importDoc
 	if err := decodeJSON(r, &doc); err != nil {
 		return err
 	}
 	if doc.Version != 1 {
 		return errBadRequest("bad_version", "version", "this is not a ccmesh export (version %d; want 1)", doc.Version)
 	}
+	var settings json.RawMessage
 	if doc.Settings != nil {
 		if err := validateSettings(*doc.Settings); err != nil {
+			return err
+		}
+		var err error
+		if settings, err = json.Marshal(*doc.Settings); err != nil {
 			return err
 		}
 	}
 	var n int
 	err := a.mutate(r.Context(), func(ctx context.Context) error {
+		// Inside the write lock: whether an endpoint is new depends on the
+		// endpoints stored now.
+		if err := validateImport(doc.Endpoints, a.state.Load().Endpoints); err != nil {
+			return err
+		}
+		patches := make([]store.EndpointPatch, len(doc.Endpoints))
+		for i, in := range doc.Endpoints {
+			var err error
+			if patches[i], err = in.patch(); err != nil {
+				return err
+			}
+		}
 		var err error
-		n, err = a.db.Import(ctx, doc.Endpoints, doc.Settings)
+		n, err = a.db.Import(ctx, patches, settings)
 		return err
 	})
 	if err != nil {

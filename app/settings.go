@@ -2,13 +2,78 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 
-	"github.com/ccmesh/ccmesh/store"
+	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy"
 )
+
+// Settings is the whole settings document: GET and PUT /api/settings, the
+// export's settings, and (as JSON) what the store keeps.
+type Settings struct {
+	// Listen is the address to use at the next start when --listen is not
+	// given; "" means the built-in default.
+	Listen             string          `json:"listen"`
+	Strategy           proxy.Strategy  `json:"strategy"`
+	Breaker            BreakerProfiles `json:"breaker"`
+	FirstByteTimeoutMs int64           `json:"first_byte_timeout_ms"`
+	IdleTimeoutMs      int64           `json:"idle_timeout_ms"`
+	MaxBodyBytes       int64           `json:"max_body_bytes"`
+	ClientToken        string          `json:"client_token"`
+	LogRetentionRows   int             `json:"log_retention_rows"`
+	LogRetentionDays   int             `json:"log_retention_days"`
+	Notifications      bool            `json:"notifications"`
+	Language           string          `json:"language"` // en | zh-CN
+}
+
+// BreakerProfiles holds the per-profile breaker defaults set by the user
+// (docs/BEHAVIOUR.md#breaker-defaults); what they leave out keeps the
+// built-in value.
+type BreakerProfiles struct {
+	Claude breaker.Overrides `json:"claude"`
+	OpenAI breaker.Overrides `json:"openai"`
+}
+
+// DefaultSettings are the settings of a new database.
+func DefaultSettings() Settings {
+	return Settings{
+		Strategy:           proxy.Strategies[0],
+		FirstByteTimeoutMs: 60_000,
+		IdleTimeoutMs:      90_000,
+		MaxBodyBytes:       64 << 20,
+		LogRetentionRows:   50_000,
+		LogRetentionDays:   14,
+		Notifications:      true,
+		Language:           "en",
+	}
+}
+
+// clone returns s with breaker profiles of its own, so that decoding onto
+// it leaves s alone.
+func (s Settings) clone() Settings {
+	s.Breaker.Claude = s.Breaker.Claude.Clone()
+	s.Breaker.OpenAI = s.Breaker.OpenAI.Clone()
+	return s
+}
+
+// loadSettings reads the stored settings laid over DefaultSettings, so a
+// field the stored document lacks (a new setting, a fresh database) has its
+// default.
+func (a *App) loadSettings(ctx context.Context) (Settings, error) {
+	s := DefaultSettings()
+	doc, err := a.db.GetSettings(ctx)
+	if err != nil {
+		return Settings{}, err
+	}
+	if doc != nil {
+		if err := json.Unmarshal(doc, &s); err != nil {
+			return Settings{}, fmt.Errorf("decode the stored settings: %w", err)
+		}
+	}
+	return s, nil
+}
 
 func (a *App) getSettings(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, a.state.Load().Settings)
@@ -16,72 +81,28 @@ func (a *App) getSettings(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
-	var saved store.Settings
+	var saved Settings
 	err := a.mutate(r.Context(), func(ctx context.Context) error {
 		// Decoding onto a copy of the current settings merges: fields the
 		// body leaves out keep their values.
-		s := a.state.Load().Settings
+		s := a.state.Load().Settings.clone()
 		if err := decodeJSON(r, &s); err != nil {
 			return err
 		}
 		if err := validateSettings(s); err != nil {
 			return err
 		}
+		doc, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
 		saved = s
-		return a.db.PutSettings(ctx, s)
+		return a.db.PutSettings(ctx, doc)
 	})
 	if err != nil {
 		return err
 	}
 	a.events.Publish("settings", saved)
 	writeJSON(w, http.StatusOK, saved)
-	return nil
-}
-
-func invalid(field, format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusUnprocessableEntity, Code: "invalid_setting", Field: field,
-		Message: fmt.Sprintf(format, args...)}
-}
-
-func validateSettings(s store.Settings) error {
-	if s.Listen != "" {
-		host, port, err := net.SplitHostPort(s.Listen)
-		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-			return invalid("listen", "listen must be host:port, e.g. 127.0.0.1:3457, not %q", s.Listen)
-		}
-		if !ListenerIsLoopback(s.Listen) && s.ClientToken == "" {
-			return invalid("listen", "a non-loopback address (%s) needs a client token: set client_token first", s.Listen)
-		}
-	}
-	switch s.Strategy {
-	case "sticky", "priority", "round-robin":
-	default:
-		return invalid("strategy", "strategy must be sticky, priority or round-robin, not %q", s.Strategy)
-	}
-	switch s.Language {
-	case "en", "zh-CN":
-	default:
-		return invalid("language", "language must be en or zh-CN, not %q", s.Language)
-	}
-	positive := []struct {
-		field string
-		v     int64
-	}{
-		{"first_byte_timeout_ms", s.FirstByteTimeoutMs},
-		{"idle_timeout_ms", s.IdleTimeoutMs},
-		{"max_body_bytes", s.MaxBodyBytes},
-		{"log_retention_rows", int64(s.LogRetentionRows)},
-		{"log_retention_days", int64(s.LogRetentionDays)},
-	}
-	for _, p := range positive {
-		if p.v <= 0 {
-			return invalid(p.field, "%s must be greater than 0", p.field)
-		}
-	}
-	for name, p := range map[string]store.BreakerParams{"claude": s.Breaker.Claude, "openai": s.Breaker.OpenAI} {
-		if err := store.ValidateBreakerParams("breaker."+name, p); err != nil {
-			return err
-		}
-	}
 	return nil
 }

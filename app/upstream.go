@@ -33,7 +33,7 @@ func (a *App) client() *http.Client {
 // call sends one request to endpoint e the way the proxy would (URL rules,
 // auth injection) and returns status and at most 1 MiB of body.
 func (a *App) call(ctx context.Context, e store.Endpoint, method, path string, body []byte) (int, []byte, error) {
-	pe := proxyConfig([]store.Endpoint{e}, store.DefaultSettings(), "").Endpoints[0]
+	pe := proxyConfig([]store.Endpoint{e}, DefaultSettings(), "").Endpoints[0]
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -91,7 +91,8 @@ func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 
 func minimalRequest(e store.Endpoint) (string, []byte) {
 	model := "claude-haiku-4-5"
-	if e.Protocol != store.ProtocolAnthropic {
+	protocol := proxy.Protocol(e.Protocol)
+	if protocol != proxy.ProtocolAnthropic {
 		model = "gpt-4o-mini"
 	}
 	for _, m := range e.Models {
@@ -101,10 +102,10 @@ func minimalRequest(e store.Endpoint) (string, []byte) {
 		}
 	}
 	mj, _ := json.Marshal(model)
-	switch e.Protocol {
-	case store.ProtocolOpenAIChat:
+	switch protocol {
+	case proxy.ProtocolOpenAIChat:
 		return "/v1/chat/completions", fmt.Appendf(nil, `{"model":%s,"max_tokens":1,"messages":[{"role":"user","content":"ping"}]}`, mj)
-	case store.ProtocolOpenAIResponses:
+	case proxy.ProtocolOpenAIResponses:
 		return "/v1/responses", fmt.Appendf(nil, `{"model":%s,"max_output_tokens":16,"input":"ping"}`, mj)
 	}
 	return "/v1/messages", fmt.Appendf(nil, `{"model":%s,"max_tokens":1,"messages":[{"role":"user","content":"ping"}]}`, mj)

@@ -138,12 +138,12 @@ func TestImmediateOpen(t *testing.T) {
 			wantCooldown time.Duration
 		}{
 			{"quota", Overrides{}, failure(QuotaExhausted), QuotaExhausted, time.Hour},
-			{"quota timeout override", Overrides{QuotaTimeout: ptr(10 * time.Minute)}, failure(QuotaExhausted), QuotaExhausted, 10 * time.Minute},
+			{"quota timeout override", Overrides{QuotaTimeout: ptr(Millis(10 * 60_000))}, failure(QuotaExhausted), QuotaExhausted, 10 * time.Minute},
 			{"retry-after", Overrides{}, rateLimited(30 * time.Second), RateLimited, 30 * time.Second},
 			{"retry-after 1ns", Overrides{}, rateLimited(time.Nanosecond), RateLimited, time.Nanosecond},
 			{"huge retry-after capped", Overrides{}, rateLimited(10 * time.Hour), RateLimited, 60 * time.Second},
 			{"retry-after at the cap", Overrides{}, rateLimited(60 * time.Second), RateLimited, 60 * time.Second},
-			{"cap override", Overrides{MaxRateLimitTimeout: ptr(2 * time.Minute)}, rateLimited(10 * time.Hour), RateLimited, 2 * time.Minute},
+			{"cap override", Overrides{MaxRateLimitTimeout: ptr(Millis(2 * 60_000))}, rateLimited(10 * time.Hour), RateLimited, 2 * time.Minute},
 		} {
 			t.Run(fmt.Sprintf("%v/%s", p, tc.name), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {

@@ -69,7 +69,7 @@ func (s *Set) SetOverrides(id int64, o Overrides) {
 	} else {
 		// Kept for breakers Get creates later: copy the pointed-to values so
 		// that a caller reusing its variables cannot change them afterwards.
-		o = cloneOverrides(o)
+		o = o.Clone()
 		s.overrides[id] = o
 	}
 	if b := s.m[id]; b != nil {
@@ -84,26 +84,4 @@ func (s *Set) Remove(id int64) {
 	defer s.mu.Unlock()
 	delete(s.m, id)
 	delete(s.overrides, id)
-}
-
-func cloneOverrides(o Overrides) Overrides {
-	return Overrides{
-		FailureThreshold:    clonePtr(o.FailureThreshold),
-		SuccessThreshold:    clonePtr(o.SuccessThreshold),
-		Timeout:             clonePtr(o.Timeout),
-		ErrorRateThreshold:  clonePtr(o.ErrorRateThreshold),
-		MinRequests:         clonePtr(o.MinRequests),
-		RateLimitTimeout:    clonePtr(o.RateLimitTimeout),
-		MaxRateLimitTimeout: clonePtr(o.MaxRateLimitTimeout),
-		QuotaTimeout:        clonePtr(o.QuotaTimeout),
-		Disabled:            clonePtr(o.Disabled),
-	}
-}
-
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }

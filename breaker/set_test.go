@@ -41,14 +41,14 @@ func TestResolve(t *testing.T) {
 			func(s *Settings) { s.FailureThreshold, s.Timeout = 20, time.Minute }},
 		{"other profile ignored", Config{OpenAI: Settings{FailureThreshold: 20}}, Claude, Overrides{}, func(*Settings) {}},
 		{"override wins", Config{Claude: Settings{FailureThreshold: 20}}, Claude,
-			Overrides{FailureThreshold: ptr(2), ErrorRateThreshold: ptr(0.5), Disabled: ptr(true), QuotaTimeout: ptr(time.Minute)},
+			Overrides{FailureThreshold: ptr(2), ErrorRateThreshold: ptr(0.5), Disabled: ptr(true), QuotaTimeout: ptr(Millis(60_000))},
 			func(s *Settings) {
 				s.FailureThreshold, s.ErrorRateThreshold, s.Disabled, s.QuotaTimeout = 2, 0.5, true, time.Minute
 			}},
 		{"override disables a disabled profile's opt-out", Config{Claude: Settings{Disabled: true}}, Claude,
 			Overrides{Disabled: ptr(false)}, func(*Settings) {}},
 		{"unusable values take the default", Config{Claude: Settings{SuccessThreshold: -1, MinRequests: -5}}, Claude,
-			Overrides{FailureThreshold: ptr(0), Timeout: ptr(-time.Second), ErrorRateThreshold: ptr(-0.1)},
+			Overrides{FailureThreshold: ptr(0), Timeout: ptr(Millis(-1000)), ErrorRateThreshold: ptr(-0.1)},
 			func(*Settings) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,9 +95,9 @@ func TestSet(t *testing.T) {
 			wantState(t, b, Open, Broken)
 
 			c := s.Get(2)
-			s.SetOverrides(2, Overrides{Timeout: ptr(time.Second)})
+			s.SetOverrides(2, Overrides{Timeout: ptr(Millis(1000))})
 			report(t, c, OpenAI, failure(QuotaExhausted))
-			s.SetOverrides(2, Overrides{QuotaTimeout: ptr(time.Minute)}) // cooldown already fixed
+			s.SetOverrides(2, Overrides{QuotaTimeout: ptr(Millis(60_000))}) // cooldown already fixed
 			if v := wantState(t, c, Open, QuotaExhausted); v.Until.Sub(v.OpenedAt) != time.Hour {
 				t.Errorf("cooldown = %v, want the 1h fixed when it opened", v.Until.Sub(v.OpenedAt))
 			}

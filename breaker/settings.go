@@ -1,6 +1,9 @@
 package breaker
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Defaults returns docs/BEHAVIOUR.md#breaker-defaults's parameters for p. An unknown profile gets the
 // Claude defaults, as Profile.String names it.
@@ -43,20 +46,25 @@ func Defaults(p Profile) Settings {
 // settings with zero fields filled from Defaults, then o applied.
 //
 // A field that is still unusable after o is applied (a threshold or duration
-// ≤ 0, a NaN or non-positive rate) falls back to the default too: the store
-// validates overrides, but a zero threshold here would open the breaker on
-// every failure, so the breaker does not trust it.
+// ≤ 0, a NaN or non-positive rate) falls back to the default too: the admin
+// API rejects such overrides (Validate), but a zero threshold here would
+// open the breaker on every failure, so the breaker does not trust it.
 func Resolve(cfg Config, p Profile, o Overrides) Settings {
 	s := cfg.Claude
 	if p == OpenAI {
 		s = cfg.OpenAI
 	}
-	applyOverrides(&s, o)
+	o.apply(&s)
 	fillDefaults(&s, Defaults(p))
 	return s
 }
 
-func applyOverrides(s *Settings, o Overrides) {
+// Defaults, apply, Clone, Validate and fillDefaults list every parameter; a
+// new parameter adds a line to each (and a field to Settings and Overrides in
+// types.go).
+
+// apply sets the parameters o sets in s.
+func (o Overrides) apply(s *Settings) {
 	if o.FailureThreshold != nil {
 		s.FailureThreshold = *o.FailureThreshold
 	}
@@ -64,7 +72,7 @@ func applyOverrides(s *Settings, o Overrides) {
 		s.SuccessThreshold = *o.SuccessThreshold
 	}
 	if o.Timeout != nil {
-		s.Timeout = *o.Timeout
+		s.Timeout = o.Timeout.Duration()
 	}
 	if o.ErrorRateThreshold != nil {
 		s.ErrorRateThreshold = *o.ErrorRateThreshold
@@ -73,17 +81,85 @@ func applyOverrides(s *Settings, o Overrides) {
 		s.MinRequests = *o.MinRequests
 	}
 	if o.RateLimitTimeout != nil {
-		s.RateLimitTimeout = *o.RateLimitTimeout
+		s.RateLimitTimeout = o.RateLimitTimeout.Duration()
 	}
 	if o.MaxRateLimitTimeout != nil {
-		s.MaxRateLimitTimeout = *o.MaxRateLimitTimeout
+		s.MaxRateLimitTimeout = o.MaxRateLimitTimeout.Duration()
 	}
 	if o.QuotaTimeout != nil {
-		s.QuotaTimeout = *o.QuotaTimeout
+		s.QuotaTimeout = o.QuotaTimeout.Duration()
 	}
 	if o.Disabled != nil {
 		s.Disabled = *o.Disabled
 	}
+}
+
+// Clone returns o with its own copies of the pointed-to values, so that
+// neither changes through the other (decoding JSON onto a value writes
+// through its pointers).
+func (o Overrides) Clone() Overrides {
+	return Overrides{
+		FailureThreshold:    clonePtr(o.FailureThreshold),
+		SuccessThreshold:    clonePtr(o.SuccessThreshold),
+		Timeout:             clonePtr(o.Timeout),
+		ErrorRateThreshold:  clonePtr(o.ErrorRateThreshold),
+		MinRequests:         clonePtr(o.MinRequests),
+		RateLimitTimeout:    clonePtr(o.RateLimitTimeout),
+		MaxRateLimitTimeout: clonePtr(o.MaxRateLimitTimeout),
+		QuotaTimeout:        clonePtr(o.QuotaTimeout),
+		Disabled:            clonePtr(o.Disabled),
+	}
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// Validate checks the parameters o sets (docs/BEHAVIOUR.md#breaker-defaults):
+// thresholds at least 1, durations above 0, the error rate in (0, 1]. field
+// is where o sits in the input and prefixes the reported field: "breaker.claude"
+// gives "breaker.claude.timeout_ms". A rejection is an *OverrideError.
+func (o Overrides) Validate(field string) error {
+	bad := func(name, format string, args ...any) error {
+		return &OverrideError{Field: field + "." + name, Code: CodeInvalidOverride,
+			Message: name + " " + fmt.Sprintf(format, args...)}
+	}
+	ints := []struct {
+		name string
+		v    *int
+	}{
+		{"failure_threshold", o.FailureThreshold},
+		{"success_threshold", o.SuccessThreshold},
+		{"min_requests", o.MinRequests},
+	}
+	for _, c := range ints {
+		if c.v != nil && *c.v < 1 {
+			return bad(c.name, "must be at least 1, got %d", *c.v)
+		}
+	}
+	durations := []struct {
+		name string
+		v    *Millis
+	}{
+		{"timeout_ms", o.Timeout},
+		{"rate_limit_timeout_ms", o.RateLimitTimeout},
+		{"max_rate_limit_timeout_ms", o.MaxRateLimitTimeout},
+		{"quota_timeout_ms", o.QuotaTimeout},
+	}
+	for _, c := range durations {
+		if c.v != nil && *c.v <= 0 {
+			return bad(c.name, "must be more than 0 milliseconds, got %d", *c.v)
+		}
+	}
+	// Written as !(in range) so that NaN is rejected too.
+	if r := o.ErrorRateThreshold; r != nil && !(*r > 0 && *r <= 1) {
+		return bad("error_rate_threshold", "must be more than 0 and at most 1, got %v", *r)
+	}
+	return nil
 }
 
 func fillDefaults(s *Settings, d Settings) {

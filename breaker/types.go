@@ -88,19 +88,44 @@ type Settings struct {
 	Disabled            bool          // opt out: always Closed, outcomes still counted
 }
 
-// Overrides changes single parameters of a profile's Settings for one
-// endpoint; nil fields keep the profile's value.
+// Overrides changes single parameters of a profile's Settings; nil fields
+// keep the profile's value. It is the one optional-parameter type: an
+// endpoint's overrides and the user's per-profile defaults, in the admin
+// API and in the database alike, with the names of
+// docs/BEHAVIOUR.md#breaker-defaults. Validate checks one; Resolve applies it.
+// A new parameter is a field here and in Settings, and a line in each of
+// the functions settings.go names.
 type Overrides struct {
-	FailureThreshold    *int
-	SuccessThreshold    *int
-	Timeout             *time.Duration
-	ErrorRateThreshold  *float64
-	MinRequests         *int
-	RateLimitTimeout    *time.Duration
-	MaxRateLimitTimeout *time.Duration
-	QuotaTimeout        *time.Duration
-	Disabled            *bool
+	FailureThreshold    *int     `json:"failure_threshold,omitempty"`
+	SuccessThreshold    *int     `json:"success_threshold,omitempty"`
+	Timeout             *Millis  `json:"timeout_ms,omitempty"`
+	ErrorRateThreshold  *float64 `json:"error_rate_threshold,omitempty"`
+	MinRequests         *int     `json:"min_requests,omitempty"`
+	RateLimitTimeout    *Millis  `json:"rate_limit_timeout_ms,omitempty"`
+	MaxRateLimitTimeout *Millis  `json:"max_rate_limit_timeout_ms,omitempty"`
+	QuotaTimeout        *Millis  `json:"quota_timeout_ms,omitempty"`
+	Disabled            *bool    `json:"disabled,omitempty"`
 }
+
+// Millis is a duration in whole milliseconds: how Overrides hold durations,
+// so that their JSON is in milliseconds.
+type Millis int64
+
+// Duration is m as a time.Duration.
+func (m Millis) Duration() time.Duration { return time.Duration(m) * time.Millisecond }
+
+// CodeInvalidOverride is the code of every OverrideError; the admin API
+// returns it and the UI keys its message on it.
+const CodeInvalidOverride = "invalid_breaker_override"
+
+// OverrideError is a breaker parameter Overrides.Validate rejects.
+type OverrideError struct {
+	Field   string // JSON path of the parameter, e.g. "breaker.claude.timeout_ms"
+	Code    string // CodeInvalidOverride
+	Message string // words a user can act on
+}
+
+func (e *OverrideError) Error() string { return e.Field + ": " + e.Message }
 
 // Config holds the defaults of both profiles. Zero fields take Defaults.
 type Config struct {

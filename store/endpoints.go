@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -63,8 +64,8 @@ func getEndpoint(ctx context.Context, q queryer, id int64) (Endpoint, error) {
 	return e, err
 }
 
-// CreateEndpoint validates p, fills docs/BEHAVIOUR.md#endpoints's defaults for what p leaves
-// out, and stores the endpoint. A rejected input is a *ValidationError.
+// CreateEndpoint validates p, fills in what p leaves out (see EndpointPatch),
+// and stores the endpoint. A rejected input is a *ValidationError.
 func (db *DB) CreateEndpoint(ctx context.Context, p EndpointPatch) (Endpoint, error) {
 	var out Endpoint
 	err := db.write(ctx, func(tx *sql.Tx) (err error) {
@@ -92,7 +93,7 @@ func (db *DB) UpdateEndpoint(ctx context.Context, id int64, p EndpointPatch) (En
 }
 
 func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint, error) {
-	e := Endpoint{Auth: AuthAuto, Enabled: true}
+	e := Endpoint{Enabled: true}
 	applyPatch(&e, p)
 	if verr := validateEndpoint(&e); verr != nil {
 		return Endpoint{}, verr
@@ -344,7 +345,7 @@ func applyPatch(e *Endpoint, p EndpointPatch) {
 		e.SortOrder = *p.SortOrder
 	}
 	if p.BreakerOverrides != nil {
-		e.BreakerOverrides = *p.BreakerOverrides
+		e.BreakerOverrides = slices.Clone(*p.BreakerOverrides)
 	}
 }
 
@@ -363,12 +364,21 @@ func endpointArgs(e *Endpoint) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode model_map: %w", err)
 	}
-	bo, err := json.Marshal(e.BreakerOverrides)
-	if err != nil {
-		return nil, fmt.Errorf("encode breaker_overrides: %w", err)
+	bo := rawObject(e.BreakerOverrides)
+	if !json.Valid(bo) {
+		return nil, errors.New("encode breaker_overrides: not valid JSON")
 	}
 	return []any{e.Name, e.BaseURL, e.APIKey, e.Protocol, e.Auth, string(models), string(mm),
 		e.Enabled, e.Fast, e.FastSortOrder, e.SortOrder, string(bo)}, nil
+}
+
+// rawObject is doc, or {} for an empty one: a document the store keeps
+// without reading it is never empty in the database or the API.
+func rawObject(doc json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return json.RawMessage("{}")
+	}
+	return doc
 }
 
 // deref is *p, or the zero value for nil.
@@ -406,9 +416,7 @@ func scanEndpoint(s scanner) (Endpoint, error) {
 	if err := json.Unmarshal([]byte(modelMap), &e.ModelMap); err != nil {
 		return Endpoint{}, fmt.Errorf("decode model_map of endpoint %d: %w", e.ID, err)
 	}
-	if err := json.Unmarshal([]byte(bo), &e.BreakerOverrides); err != nil {
-		return Endpoint{}, fmt.Errorf("decode breaker_overrides of endpoint %d: %w", e.ID, err)
-	}
+	e.BreakerOverrides = rawObject(json.RawMessage(bo))
 	// Empty, not null, in the API's JSON.
 	e.Models = nonNil(e.Models)
 	if e.ModelMap == nil {

@@ -1,8 +1,8 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,15 +16,16 @@ func TestCreateEndpointDefaults(t *testing.T) {
 	a := mustCreate(t, db, EndpointPatch{
 		Name:     ptr("alpha"),
 		BaseURL:  ptr(" https://relay.example/api/ "),
-		Protocol: ptr(ProtocolAnthropic),
+		Protocol: ptr("anthropic"),
 		APIKey:   ptr("sk-secret\n"),
 	})
 	b := mustCreate(t, db, endpointPatch("beta"))
 
 	want := Endpoint{
 		ID: a.ID, Name: "alpha", BaseURL: "https://relay.example/api", APIKey: "sk-secret",
-		Protocol: ProtocolAnthropic, Auth: AuthAuto, Models: []string{}, ModelMap: map[string]string{},
-		Enabled: true, SortOrder: 0, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		Protocol: "anthropic", Auth: "", Models: []string{}, ModelMap: map[string]string{},
+		Enabled: true, SortOrder: 0, BreakerOverrides: json.RawMessage("{}"),
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 	}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("created\n got %+v\nwant %+v", a, want)
@@ -47,31 +48,71 @@ func TestCreateEndpointDefaults(t *testing.T) {
 func TestCreateEndpointAllFields(t *testing.T) {
 	db := openTestDB(t)
 	p := endpointPatch("full")
-	p.Auth = ptr(AuthBearer)
-	p.Protocol = ptr(ProtocolOpenAIResponses)
+	p.Auth = ptr("bearer")
+	p.Protocol = ptr("openai-responses")
 	p.Models = ptr([]string{"gpt-*", "o3"})
 	p.ModelMap = ptr(map[string]string{"gpt-4*": "gpt-4.1"})
 	p.Enabled = ptr(false)
 	p.SortOrder = ptr(10)
-	p.BreakerOverrides = &BreakerParams{FailureThreshold: ptr(2), ErrorRateThreshold: ptr(1.0), Disabled: ptr(true)}
+	p.BreakerOverrides = ptr(json.RawMessage(`{"failure_threshold":2,"error_rate_threshold":1,"disabled":true}`))
 	e := mustCreate(t, db, p)
 	got, err := db.GetEndpoint(t.Context(), e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Auth != AuthBearer || got.Protocol != ProtocolOpenAIResponses || got.Enabled || got.SortOrder != 10 {
+	if got.Auth != "bearer" || got.Protocol != "openai-responses" || got.Enabled || got.SortOrder != 10 {
 		t.Errorf("scalar fields not stored: %+v", got)
 	}
 	if !slices.Equal(got.Models, *p.Models) || !reflect.DeepEqual(got.ModelMap, *p.ModelMap) {
 		t.Errorf("models %v / model_map %v, want %v / %v", got.Models, got.ModelMap, *p.Models, *p.ModelMap)
 	}
-	if !reflect.DeepEqual(got.BreakerOverrides, *p.BreakerOverrides) {
-		t.Errorf("breaker_overrides = %+v, want %+v", got.BreakerOverrides, *p.BreakerOverrides)
+	if string(got.BreakerOverrides) != string(*p.BreakerOverrides) {
+		t.Errorf("breaker_overrides = %s, want %s", got.BreakerOverrides, *p.BreakerOverrides)
 	}
 	// The stored endpoint must not alias the caller's input.
 	(*p.Models)[0] = "changed"
-	if again, _ := db.GetEndpoint(t.Context(), e.ID); again.Models[0] != "gpt-*" {
-		t.Errorf("models changed through the caller's slice: %v", again.Models)
+	(*p.BreakerOverrides)[0] = '['
+	if again, _ := db.GetEndpoint(t.Context(), e.ID); again.Models[0] != "gpt-*" || again.BreakerOverrides[0] != '{' {
+		t.Errorf("models or breaker_overrides changed through the caller's input: %v %s", again.Models, again.BreakerOverrides)
+	}
+}
+
+// The app's fields are the app's: the store keeps whatever words and
+// document it is given, and an empty document as {}.
+func TestEndpointKeepsAppFieldsAsGiven(t *testing.T) {
+	db := openTestDB(t)
+	p := endpointPatch("any")
+	p.Protocol, p.Auth = ptr("a-protocol-of-the-app"), ptr("")
+	p.BreakerOverrides = ptr(json.RawMessage(`{"a_later_parameter":[1,2],"timeout_ms":-1}`))
+	e := mustCreate(t, db, p)
+	if e.Protocol != *p.Protocol || e.Auth != "" || string(e.BreakerOverrides) != string(*p.BreakerOverrides) {
+		t.Errorf("created %q %q %s, want the input as given", e.Protocol, e.Auth, e.BreakerOverrides)
+	}
+	steps := []struct {
+		name  string
+		patch EndpointPatch
+		want  string
+	}{
+		{"left out keeps", EndpointPatch{Enabled: ptr(false)}, `{"a_later_parameter":[1,2],"timeout_ms":-1}`},
+		{"empty is {}", EndpointPatch{BreakerOverrides: ptr(json.RawMessage(""))}, `{}`},
+		{"replaced", EndpointPatch{BreakerOverrides: ptr(json.RawMessage(`{"disabled":true}`))}, `{"disabled":true}`},
+	}
+	for _, st := range steps {
+		got, err := db.UpdateEndpoint(t.Context(), e.ID, st.patch)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if string(got.BreakerOverrides) != st.want {
+			t.Errorf("%s: breaker_overrides = %s, want %s", st.name, got.BreakerOverrides, st.want)
+		}
+	}
+	// What is not JSON at all is a caller's bug, not a user's input.
+	bad := endpointPatch("bad")
+	bad.BreakerOverrides = ptr(json.RawMessage(`{"x":`))
+	if _, err := db.CreateEndpoint(t.Context(), bad); err == nil {
+		t.Error("CreateEndpoint with breaker_overrides that are not JSON: nil error")
+	} else if _, ok := err.(*ValidationError); ok {
+		t.Errorf("CreateEndpoint with breaker_overrides that are not JSON: %v is a *ValidationError", err)
 	}
 }
 
@@ -116,7 +157,7 @@ func TestUpdateEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("UpdateEndpoint: %v", err)
 	}
-	if got.Name != "alpha" || got.APIKey != "sk-alpha" || got.Protocol != ProtocolAnthropic {
+	if got.Name != "alpha" || got.APIKey != "sk-alpha" || got.Protocol != "anthropic" {
 		t.Errorf("fields left out of the patch changed: %+v", got)
 	}
 	if got.BaseURL != "http://localhost:8080/v1" || !slices.Equal(got.Models, []string{"*sonnet*"}) {
@@ -203,7 +244,6 @@ func TestCreateEndpointValidation(t *testing.T) {
 		{"no name", with(func(p *EndpointPatch) { p.Name = nil }), "name", CodeRequired},
 		{"empty name", with(func(p *EndpointPatch) { p.Name = ptr("") }), "name", CodeRequired},
 		{"no base_url", with(func(p *EndpointPatch) { p.BaseURL = nil }), "base_url", CodeRequired},
-		{"no protocol", with(func(p *EndpointPatch) { p.Protocol = nil }), "protocol", CodeRequired},
 		{"name with space", with(func(p *EndpointPatch) { p.Name = ptr("my relay") }), "name", CodeInvalidName},
 		{"name with slash", with(func(p *EndpointPatch) { p.Name = ptr("a/b") }), "name", CodeInvalidName},
 		{"name too long", with(func(p *EndpointPatch) { p.Name = ptr(strings.Repeat("a", 65)) }), "name", CodeInvalidName},
@@ -216,9 +256,6 @@ func TestCreateEndpointValidation(t *testing.T) {
 		{"query", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/api?key=1") }), "base_url", CodeInvalidURL},
 		{"fragment", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/#x") }), "base_url", CodeInvalidURL},
 		{"credentials", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://u:sk-1@relay.example") }), "base_url", CodeInvalidURL},
-		{"bad protocol", with(func(p *EndpointPatch) { p.Protocol = ptr("openai") }), "protocol", CodeInvalidProtocol},
-		{"bad auth", with(func(p *EndpointPatch) { p.Auth = ptr("basic") }), "auth", CodeInvalidAuth},
-		{"empty auth", with(func(p *EndpointPatch) { p.Auth = ptr("") }), "auth", CodeInvalidAuth},
 		{"key with control char", with(func(p *EndpointPatch) { p.APIKey = ptr("sk-a\x00b") }), "api_key", CodeInvalidAPIKey},
 		{"empty model pattern", with(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-*", ""}) }), "models", CodeInvalidModelPattern},
 		{"question mark pattern", with(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-?"}) }), "models", CodeInvalidModelPattern},
@@ -226,26 +263,6 @@ func TestCreateEndpointValidation(t *testing.T) {
 		{"model_map bad key", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"a[": "b"}) }), "model_map", CodeInvalidModelMap},
 		{"model_map empty key", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"": "b"}) }), "model_map", CodeInvalidModelMap},
 		{"model_map empty value", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"claude-*": " "}) }), "model_map", CodeInvalidModelMap},
-		{"failure_threshold 0", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{FailureThreshold: ptr(0)} }),
-			"breaker_overrides.failure_threshold", CodeInvalidBreakerOverride},
-		{"success_threshold -1", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{SuccessThreshold: ptr(-1)} }),
-			"breaker_overrides.success_threshold", CodeInvalidBreakerOverride},
-		{"min_requests 0", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{MinRequests: ptr(0)} }),
-			"breaker_overrides.min_requests", CodeInvalidBreakerOverride},
-		{"timeout 0", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{TimeoutMs: ptr(int64(0))} }),
-			"breaker_overrides.timeout_ms", CodeInvalidBreakerOverride},
-		{"rate limit timeout -5", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{RateLimitTimeoutMs: ptr(int64(-5))} }),
-			"breaker_overrides.rate_limit_timeout_ms", CodeInvalidBreakerOverride},
-		{"max rate limit timeout 0", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{MaxRateLimitTimeoutMs: ptr(int64(0))} }),
-			"breaker_overrides.max_rate_limit_timeout_ms", CodeInvalidBreakerOverride},
-		{"quota timeout 0", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{QuotaTimeoutMs: ptr(int64(0))} }),
-			"breaker_overrides.quota_timeout_ms", CodeInvalidBreakerOverride},
-		{"error rate 0", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{ErrorRateThreshold: ptr(0.0)} }),
-			"breaker_overrides.error_rate_threshold", CodeInvalidBreakerOverride},
-		{"error rate above 1", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{ErrorRateThreshold: ptr(1.01)} }),
-			"breaker_overrides.error_rate_threshold", CodeInvalidBreakerOverride},
-		{"error rate NaN", with(func(p *EndpointPatch) { p.BreakerOverrides = &BreakerParams{ErrorRateThreshold: ptr(math.NaN())} }),
-			"breaker_overrides.error_rate_threshold", CodeInvalidBreakerOverride},
 	}
 	db := openTestDB(t)
 	mustCreate(t, db, endpointPatch("taken"))
@@ -290,7 +307,6 @@ func TestUpdateEndpointValidationChangesNothing(t *testing.T) {
 		{"rename to a taken name", EndpointPatch{Name: ptr("beta"), APIKey: ptr("sk-new")}, "name", CodeDuplicateName},
 		{"empty base_url", EndpointPatch{BaseURL: ptr(""), APIKey: ptr("sk-new")}, "base_url", CodeRequired},
 		{"bad url with a good name", EndpointPatch{Name: ptr("gamma"), BaseURL: ptr("mailto:x@y")}, "base_url", CodeInvalidURL},
-		{"bad protocol", EndpointPatch{Protocol: ptr("grpc")}, "protocol", CodeInvalidProtocol},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -303,35 +319,6 @@ func TestUpdateEndpointValidationChangesNothing(t *testing.T) {
 			if !reflect.DeepEqual(got, a) {
 				t.Errorf("after a rejected update\n got %+v\nwant %+v", got, a)
 			}
-		})
-	}
-}
-
-func TestValidateBreakerParams(t *testing.T) {
-	tests := []struct {
-		name      string
-		params    BreakerParams
-		wantField string // "" = valid
-	}{
-		{"empty", BreakerParams{}, ""},
-		{"all valid at the edges", BreakerParams{
-			FailureThreshold: ptr(1), SuccessThreshold: ptr(1), MinRequests: ptr(1),
-			TimeoutMs: ptr(int64(1)), RateLimitTimeoutMs: ptr(int64(1)), MaxRateLimitTimeoutMs: ptr(int64(1)),
-			QuotaTimeoutMs: ptr(int64(1)), ErrorRateThreshold: ptr(1.0), Disabled: ptr(false),
-		}, ""},
-		{"tiny rate", BreakerParams{ErrorRateThreshold: ptr(1e-9)}, ""},
-		{"bad timeout", BreakerParams{TimeoutMs: ptr(int64(-1))}, "breaker.claude.timeout_ms"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := ValidateBreakerParams("breaker.claude", tc.params)
-			if tc.wantField == "" {
-				if err != nil {
-					t.Errorf("ValidateBreakerParams = %v, want nil", err)
-				}
-				return
-			}
-			assertValidation(t, err, tc.wantField, CodeInvalidBreakerOverride)
 		})
 	}
 }

@@ -36,7 +36,7 @@ func endpointPatch(name string) EndpointPatch {
 	return EndpointPatch{
 		Name:     ptr(name),
 		BaseURL:  ptr("https://" + name + ".example/api"),
-		Protocol: ptr(ProtocolAnthropic),
+		Protocol: ptr("anthropic"),
 		APIKey:   ptr("sk-" + name),
 	}
 }

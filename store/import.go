@@ -3,18 +3,19 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
 
 // Import applies an export document in one transaction: each endpoint whose
 // name exists is updated with the fields it sets (so an export without keys
-// keeps the stored keys), any other is created; settings, if not nil,
-// replace the stored ones. It returns how many endpoints it created or
+// keeps the stored keys), any other is created; settings, a document as
+// PutSettings takes it, replaces the stored one unless it is nil. It returns how many endpoints it created or
 // updated. A rejected endpoint is a *ValidationError whose Field is
 // prefixed with its position ("endpoints[2].base_url"), and nothing is
 // changed.
-func (db *DB) Import(ctx context.Context, endpoints []EndpointPatch, settings *Settings) (int, error) {
+func (db *DB) Import(ctx context.Context, endpoints []EndpointPatch, settings json.RawMessage) (int, error) {
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		for i, p := range endpoints {
 			if err := importEndpoint(ctx, tx, p); err != nil {
@@ -30,7 +31,7 @@ func (db *DB) Import(ctx context.Context, endpoints []EndpointPatch, settings *S
 			}
 		}
 		if settings != nil {
-			return putSettings(ctx, tx, *settings)
+			return putSettings(ctx, tx, settings)
 		}
 		return nil
 	})

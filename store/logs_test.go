@@ -135,7 +135,7 @@ func TestGetLog(t *testing.T) {
 	db := openTestDB(t)
 	at := time.Date(2026, 11, 30, 8, 1, 2, 345_000_000, time.UTC)
 	full := RequestLog{
-		At: at, Protocol: ProtocolAnthropic, Path: "/v1/messages", ModelAsked: "@alpha/claude-x",
+		At: at, Protocol: "anthropic", Path: "/v1/messages", ModelAsked: "@alpha/claude-x",
 		ModelForwarded: "claude-x", Explicit: true, EndpointID: 3, Endpoint: "alpha", Status: 200,
 		Attempts: 2, DurationMs: 1500, TTFBMs: 300, Stream: true, StreamEnd: "complete",
 		TokensIn: 10, TokensOut: 20, SentUpstream: true, ClientGone: false, Error: "",

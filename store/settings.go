@@ -8,41 +8,36 @@ import (
 	"fmt"
 )
 
-// GetSettings returns the stored settings laid over DefaultSettings, so a
-// field the stored document lacks (a new setting, a fresh database) has its
-// default.
-func (db *DB) GetSettings(ctx context.Context) (Settings, error) {
-	s := DefaultSettings()
+// GetSettings returns the stored settings document, or nil when none was
+// ever stored. The document is the app's; the store keeps it as given.
+func (db *DB) GetSettings(ctx context.Context) (json.RawMessage, error) {
 	var doc string
 	err := db.sql.QueryRowContext(ctx, `SELECT doc FROM settings WHERE id = 1`).Scan(&doc)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return s, nil
+		return nil, nil
 	case err != nil:
-		return Settings{}, fmt.Errorf("get settings: %w", err)
+		return nil, fmt.Errorf("get settings: %w", err)
 	}
-	if err := json.Unmarshal([]byte(doc), &s); err != nil {
-		return Settings{}, fmt.Errorf("get settings: decode stored document: %w", err)
-	}
-	return s, nil
+	return rawObject(json.RawMessage(doc)), nil
 }
 
-// PutSettings replaces the whole settings document; the app merges and
-// validates before calling it.
-func (db *DB) PutSettings(ctx context.Context, s Settings) error {
-	err := db.write(ctx, func(tx *sql.Tx) error { return putSettings(ctx, tx, s) })
+// PutSettings replaces the whole settings document, a JSON object; the app
+// merges and validates before calling it.
+func (db *DB) PutSettings(ctx context.Context, doc json.RawMessage) error {
+	err := db.write(ctx, func(tx *sql.Tx) error { return putSettings(ctx, tx, doc) })
 	if err != nil {
 		return fmt.Errorf("put settings: %w", err)
 	}
 	return nil
 }
 
-func putSettings(ctx context.Context, tx *sql.Tx, s Settings) error {
-	doc, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("encode settings: %w", err)
+func putSettings(ctx context.Context, tx *sql.Tx, doc json.RawMessage) error {
+	doc = rawObject(doc)
+	if !json.Valid(doc) {
+		return errors.New("settings document is not valid JSON")
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO settings (id, doc) VALUES (1, ?)
+	_, err := tx.ExecContext(ctx, `INSERT INTO settings (id, doc) VALUES (1, ?)
 		ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`, string(doc))
 	return err
 }

@@ -1,56 +1,37 @@
 package store
 
 import (
-	"reflect"
+	"encoding/json"
 	"testing"
 )
 
 func TestSettings(t *testing.T) {
 	db := openTestDB(t)
 	got, err := db.GetSettings(t.Context())
-	if err != nil {
-		t.Fatalf("GetSettings on a new database: %v", err)
+	if err != nil || got != nil {
+		t.Fatalf("GetSettings on a new database = %s, %v; want nil, nil", got, err)
 	}
-	if want := DefaultSettings(); !reflect.DeepEqual(got, want) {
-		t.Errorf("new database settings\n got %+v\nwant %+v", got, want)
+	// The document is the app's: kept as given, whatever its members.
+	for _, doc := range []string{
+		`{"strategy":"priority","notifications":false,"breaker":{"claude":{"timeout_ms":30000}},"a_later_setting":[1]}`,
+		`{}`,
+	} {
+		if err := db.PutSettings(t.Context(), json.RawMessage(doc)); err != nil {
+			t.Fatalf("PutSettings(%s): %v", doc, err)
+		}
+		got, err = db.GetSettings(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != doc {
+			t.Errorf("round trip = %s, want %s", got, doc)
+		}
 	}
-
-	s := DefaultSettings()
-	s.Strategy = "priority"
-	s.Notifications = false // a zero value must survive the merge with defaults
-	s.LogRetentionDays = 3
-	s.ClientToken = "tok"
-	s.Language = "zh-CN"
-	s.Breaker.Claude = BreakerParams{FailureThreshold: ptr(5), TimeoutMs: ptr(int64(30_000))}
-	s.Breaker.OpenAI = BreakerParams{ErrorRateThreshold: ptr(0.5), Disabled: ptr(true)}
-	if err := db.PutSettings(t.Context(), s); err != nil {
-		t.Fatalf("PutSettings: %v", err)
+	if err := db.PutSettings(t.Context(), json.RawMessage(`{"x":`)); err == nil {
+		t.Error("PutSettings of a document that is not JSON: nil error")
 	}
-	got, err = db.GetSettings(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, s) {
-		t.Errorf("round trip\n got %+v\nwant %+v", got, s)
-	}
-}
-
-// TestSettingsMergeDefaults stands for a database written before a setting
-// existed: the missing field reads as its default.
-func TestSettingsMergeDefaults(t *testing.T) {
-	db := openTestDB(t)
-	if _, err := db.sql.ExecContext(t.Context(),
-		`INSERT INTO settings (id, doc) VALUES (1, '{"strategy":"round-robin","idle_timeout_ms":5}')`); err != nil {
-		t.Fatal(err)
-	}
-	got, err := db.GetSettings(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := DefaultSettings()
-	want.Strategy, want.IdleTimeoutMs = "round-robin", 5
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("merged settings\n got %+v\nwant %+v", got, want)
+	if got, _ := db.GetSettings(t.Context()); string(got) != `{}` {
+		t.Errorf("after a rejected PutSettings = %s, want the last document", got)
 	}
 }
 

@@ -1,23 +1,15 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 )
 
-// Protocols and auth modes an endpoint may have (docs/BEHAVIOUR.md#endpoints).
-const (
-	ProtocolAnthropic       = "anthropic"
-	ProtocolOpenAIChat      = "openai-chat"
-	ProtocolOpenAIResponses = "openai-responses"
-
-	AuthAuto    = "auto"
-	AuthXAPIKey = "x-api-key"
-	AuthBearer  = "bearer"
-)
-
-// Endpoint is one upstream, as stored.
+// Endpoint is one upstream, as stored. Protocol, Auth and BreakerOverrides
+// are the app's: the store keeps them as given, without knowing their words
+// or fields (the admin API validates them).
 type Endpoint struct {
 	ID               int64             `json:"id"`
 	Name             string            `json:"name"`
@@ -31,14 +23,16 @@ type Endpoint struct {
 	Fast             bool              `json:"fast"`
 	FastSortOrder    int               `json:"fast_sort_order"`
 	SortOrder        int               `json:"sort_order"`
-	BreakerOverrides BreakerParams     `json:"breaker_overrides"`
+	BreakerOverrides json.RawMessage   `json:"breaker_overrides"` // a JSON object; {} when none
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
 
 // EndpointPatch is the input of CreateEndpoint and UpdateEndpoint, decoded
-// straight from the admin API's JSON. Nil fields are left out: on create they
-// take docs/BEHAVIOUR.md#endpoints's defaults, on update they keep the stored value.
+// from the admin API's JSON. Nil fields are left out: on create the endpoint
+// is enabled, last in the list (and in the fast queue if fast), with the zero
+// value of every other field left out; on update they keep the stored value.
+// The app sets docs/BEHAVIOUR.md#endpoints's other defaults before a create.
 type EndpointPatch struct {
 	Name             *string            `json:"name"`
 	BaseURL          *string            `json:"base_url"`
@@ -51,59 +45,7 @@ type EndpointPatch struct {
 	Fast             *bool              `json:"fast"`
 	FastSortOrder    *int               `json:"fast_sort_order"`
 	SortOrder        *int               `json:"sort_order"`
-	BreakerOverrides *BreakerParams     `json:"breaker_overrides"`
-}
-
-// BreakerParams are optional breaker parameters with docs/BEHAVIOUR.md#breaker-defaults's names; used
-// for per-endpoint overrides and for the per-profile defaults in Settings.
-// Nil means "not set here".
-type BreakerParams struct {
-	FailureThreshold      *int     `json:"failure_threshold,omitempty"`
-	SuccessThreshold      *int     `json:"success_threshold,omitempty"`
-	TimeoutMs             *int64   `json:"timeout_ms,omitempty"`
-	ErrorRateThreshold    *float64 `json:"error_rate_threshold,omitempty"`
-	MinRequests           *int     `json:"min_requests,omitempty"`
-	RateLimitTimeoutMs    *int64   `json:"rate_limit_timeout_ms,omitempty"`
-	MaxRateLimitTimeoutMs *int64   `json:"max_rate_limit_timeout_ms,omitempty"`
-	QuotaTimeoutMs        *int64   `json:"quota_timeout_ms,omitempty"`
-	Disabled              *bool    `json:"disabled,omitempty"`
-}
-
-// Settings is the whole settings document.
-type Settings struct {
-	// Listen is the address to use at the next start when --listen is not
-	// given; "" means the built-in default.
-	Listen             string          `json:"listen"`
-	Strategy           string          `json:"strategy"` // sticky | priority | round-robin
-	Breaker            BreakerProfiles `json:"breaker"`
-	FirstByteTimeoutMs int64           `json:"first_byte_timeout_ms"`
-	IdleTimeoutMs      int64           `json:"idle_timeout_ms"`
-	MaxBodyBytes       int64           `json:"max_body_bytes"`
-	ClientToken        string          `json:"client_token"`
-	LogRetentionRows   int             `json:"log_retention_rows"`
-	LogRetentionDays   int             `json:"log_retention_days"`
-	Notifications      bool            `json:"notifications"`
-	Language           string          `json:"language"` // en | zh-CN
-}
-
-// BreakerProfiles holds the per-profile breaker defaults set by the user.
-type BreakerProfiles struct {
-	Claude BreakerParams `json:"claude"`
-	OpenAI BreakerParams `json:"openai"`
-}
-
-// DefaultSettings are the settings of a new database.
-func DefaultSettings() Settings {
-	return Settings{
-		Strategy:           "sticky",
-		FirstByteTimeoutMs: 60_000,
-		IdleTimeoutMs:      90_000,
-		MaxBodyBytes:       64 << 20,
-		LogRetentionRows:   50_000,
-		LogRetentionDays:   14,
-		Notifications:      true,
-		Language:           "en",
-	}
+	BreakerOverrides *json.RawMessage   `json:"breaker_overrides"`
 }
 
 // BreakerState is a breaker's persisted state (docs/BEHAVIOUR.md#breaker-persistence).

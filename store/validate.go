@@ -12,19 +12,16 @@ import (
 // Validation codes (ValidationError.Code). They are stable: the admin API
 // returns them and the UI keys its messages on them.
 const (
-	CodeRequired               = "required"
-	CodeInvalidName            = "invalid_name"
-	CodeDuplicateName          = "duplicate_name"
-	CodeInvalidURL             = "invalid_url"
-	CodeInvalidProtocol        = "invalid_protocol"
-	CodeInvalidAuth            = "invalid_auth"
-	CodeInvalidAPIKey          = "invalid_api_key"
-	CodeInvalidModelPattern    = "invalid_model_pattern"
-	CodeInvalidModelMap        = "invalid_model_map"
-	CodeInvalidBreakerOverride = "invalid_breaker_override"
-	CodeUnknownID              = "unknown_id"
-	CodeDuplicateID            = "duplicate_id"
-	CodeNotPermutation         = "not_permutation"
+	CodeRequired            = "required"
+	CodeInvalidName         = "invalid_name"
+	CodeDuplicateName       = "duplicate_name"
+	CodeInvalidURL          = "invalid_url"
+	CodeInvalidAPIKey       = "invalid_api_key"
+	CodeInvalidModelPattern = "invalid_model_pattern"
+	CodeInvalidModelMap     = "invalid_model_map"
+	CodeUnknownID           = "unknown_id"
+	CodeDuplicateID         = "duplicate_id"
+	CodeNotPermutation      = "not_permutation"
 )
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -33,20 +30,21 @@ func invalid(field, code, format string, args ...any) *ValidationError {
 	return &ValidationError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// validateEndpoint checks a complete endpoint (a create's input with
-// defaults applied, or an update's result). Uniqueness is checked by the
-// caller inside the write transaction.
+// validateEndpoint checks what storing a complete endpoint (a create's
+// input with defaults applied, or an update's result) relies on: the name,
+// the URL, the key and the model patterns. Uniqueness is checked by the
+// caller inside the write transaction. The app's fields (protocol, auth,
+// breaker_overrides) are the admin API's to validate.
 func validateEndpoint(e *Endpoint) *ValidationError {
 	checks := []func(*Endpoint) *ValidationError{
-		checkName, checkBaseURL, checkProtocol, checkAuth, checkAPIKey,
-		checkModels, checkModelMap,
+		checkName, checkBaseURL, checkAPIKey, checkModels, checkModelMap,
 	}
 	for _, check := range checks {
 		if err := check(e); err != nil {
 			return err
 		}
 	}
-	return validateBreakerParams("breaker_overrides", e.BreakerOverrides)
+	return nil
 }
 
 func checkName(e *Endpoint) *ValidationError {
@@ -87,27 +85,6 @@ func checkBaseURL(e *Endpoint) *ValidationError {
 			"base_url must not contain a user name or password; put the key in api_key")
 	}
 	return nil
-}
-
-func checkProtocol(e *Endpoint) *ValidationError {
-	switch e.Protocol {
-	case ProtocolAnthropic, ProtocolOpenAIChat, ProtocolOpenAIResponses:
-		return nil
-	case "":
-		return invalid("protocol", CodeRequired, "protocol is required: %s, %s or %s",
-			ProtocolAnthropic, ProtocolOpenAIChat, ProtocolOpenAIResponses)
-	}
-	return invalid("protocol", CodeInvalidProtocol, "protocol %q is not one of %s, %s, %s",
-		e.Protocol, ProtocolAnthropic, ProtocolOpenAIChat, ProtocolOpenAIResponses)
-}
-
-func checkAuth(e *Endpoint) *ValidationError {
-	switch e.Auth {
-	case AuthAuto, AuthXAPIKey, AuthBearer:
-		return nil
-	}
-	return invalid("auth", CodeInvalidAuth, "auth %q is not one of %s, %s, %s",
-		e.Auth, AuthAuto, AuthXAPIKey, AuthBearer)
 }
 
 // checkAPIKey trims a pasted key's stray spaces and newlines and rejects
@@ -152,56 +129,6 @@ func checkModelMap(e *Endpoint) *ValidationError {
 		if strings.TrimSpace(to) == "" {
 			return invalid("model_map", CodeInvalidModelMap, "model_map %q maps to an empty model name", from)
 		}
-	}
-	return nil
-}
-
-// ValidateBreakerParams checks breaker parameters (an endpoint's overrides or
-// a settings profile): thresholds at least 1, error rate in (0, 1],
-// durations above 0. field prefixes the reported field, e.g.
-// "breaker.claude" gives "breaker.claude.timeout_ms". A rejection is a
-// *ValidationError with code invalid_breaker_override.
-func ValidateBreakerParams(field string, p BreakerParams) error {
-	if err := validateBreakerParams(field, p); err != nil {
-		return err
-	}
-	return nil
-}
-
-func validateBreakerParams(field string, p BreakerParams) *ValidationError {
-	bad := func(name, format string, args ...any) *ValidationError {
-		return invalid(field+"."+name, CodeInvalidBreakerOverride, name+" "+format, args...)
-	}
-	ints := []struct {
-		name string
-		v    *int
-	}{
-		{"failure_threshold", p.FailureThreshold},
-		{"success_threshold", p.SuccessThreshold},
-		{"min_requests", p.MinRequests},
-	}
-	for _, c := range ints {
-		if c.v != nil && *c.v < 1 {
-			return bad(c.name, "must be at least 1, got %d", *c.v)
-		}
-	}
-	durations := []struct {
-		name string
-		v    *int64
-	}{
-		{"timeout_ms", p.TimeoutMs},
-		{"rate_limit_timeout_ms", p.RateLimitTimeoutMs},
-		{"max_rate_limit_timeout_ms", p.MaxRateLimitTimeoutMs},
-		{"quota_timeout_ms", p.QuotaTimeoutMs},
-	}
-	for _, c := range durations {
-		if c.v != nil && *c.v <= 0 {
-			return bad(c.name, "must be more than 0 milliseconds, got %d", *c.v)
-		}
-	}
-	// Written as !(in range) so that NaN is rejected too.
-	if r := p.ErrorRateThreshold; r != nil && !(*r > 0 && *r <= 1) {
-		return bad("error_rate_threshold", "must be more than 0 and at most 1, got %v", *r)
 	}
 	return nil
 }
