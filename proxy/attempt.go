@@ -88,14 +88,17 @@ func (q *request) runAttempts(cands []*endpoint) loopEnd {
 }
 
 // waitOutRateLimits waits, when every attempt so far was a 429, budget is
-// left and the earliest candidate is free again within the rate-limit
-// wait, until that moment. It reports whether the request should try again.
+// left and every candidate said when it is free again, the earliest within
+// the rate-limit wait, until that moment. It reports whether the request
+// should try again.
 func (q *request) waitOutRateLimits(cands []*endpoint) bool {
 	if len(q.attempts) >= q.budget || !q.allRateLimited() {
 		return false
 	}
 	free := q.earliestFree(cands)
-	if free.After(q.start.Add(q.snap.cfg.RateLimitWait)) {
+	// A 429 without a retry time says nothing about when to come back:
+	// trying it again at once would only hammer it.
+	if !free.After(time.Now()) || free.After(q.start.Add(q.snap.cfg.RateLimitWait)) {
 		return false
 	}
 	if err := sleepCtx(q.r.Context(), time.Until(free)); err != nil {
