@@ -145,21 +145,25 @@ func (b *Breaker) Available(now time.Time) bool {
 	return ok
 }
 
-// View returns the breaker as routing and the UI see it at now, after the
-// lazy Open → HalfOpen step. A breaker Disabled in both profiles shows as
-// Closed whatever state it held before it was disabled (that state resumes
-// if it is enabled again). In HalfOpen, Reason and OpenedAt are those of the
-// Open state it came from.
+// View returns the breaker as routing and the UI see it at now. Reading
+// never changes a breaker (docs/BEHAVIOUR.md#breaker-persistence): an Open
+// breaker whose cooldown is over stays Open here, with ProbeDue set, until
+// a request asks (Available, Allow) and the lazy Open → HalfOpen step is
+// taken and reported. A probe permit past its deadline shows as free. A
+// breaker Disabled in both profiles shows as Closed whatever state it held
+// before it was disabled (that state resumes if it is enabled again). In
+// HalfOpen, Reason and OpenedAt are those of the Open state it came from.
 func (b *Breaker) View(now time.Time) View {
 	b.mu.Lock()
-	n := b.advance(now)
+	defer b.mu.Unlock()
 	reqs, fails := b.win.counts(now)
 	v := View{
 		State:         b.state,
 		Reason:        b.reason,
 		OpenedAt:      b.openedAt,
 		Until:         b.until,
-		ProbeInFlight: b.state == HalfOpen && b.probeOut,
+		ProbeInFlight: b.state == HalfOpen && b.probeOut && !now.After(b.probeDeadline),
+		ProbeDue:      b.state == Open && b.reason != Manual && !now.Before(b.until),
 		Counts: Counts{
 			ConsecutiveFailures: b.consecutiveFailures,
 			HalfOpenSuccesses:   b.halfOpenSuccesses,
@@ -171,10 +175,8 @@ func (b *Breaker) View(now time.Time) View {
 		},
 	}
 	if b.allDisabled() {
-		v.State, v.Reason, v.OpenedAt, v.Until, v.ProbeInFlight = Closed, ReasonNone, time.Time{}, time.Time{}, false
+		v.State, v.Reason, v.OpenedAt, v.Until, v.ProbeInFlight, v.ProbeDue = Closed, ReasonNone, time.Time{}, time.Time{}, false, false
 	}
-	b.mu.Unlock()
-	b.emit(n)
 	return v
 }
 

@@ -426,3 +426,38 @@ func TestPermitExpiry(t *testing.T) {
 		})
 	}
 }
+
+// TestViewNeverTransitions: reading a breaker for display (health, tray,
+// UI) leaves it as it was and reports nothing; the Open → HalfOpen step
+// waits for a request (docs/BEHAVIOUR.md#breaker-persistence).
+func TestViewNeverTransitions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, rec := newBreaker(t, Overrides{})
+		trip(t, b, Claude)
+		rec.take()
+		v := b.View(time.Now())
+		advance(time.Until(v.Until) + time.Nanosecond)
+		for range 3 {
+			v = b.View(time.Now())
+		}
+		if v.State != Open || !v.ProbeDue {
+			t.Fatalf("view after the cooldown: %v probe due %v, want open and due", v.State, v.ProbeDue)
+		}
+		if got := rec.take(); len(got) != 0 {
+			t.Fatalf("reading reported %d transitions, want none", len(got))
+		}
+		if s := b.Snapshot(); s.State != Open {
+			t.Fatalf("snapshot %v after reading, want open", s.State)
+		}
+		if !b.Available(time.Now()) {
+			t.Fatal("a request may not consider the breaker after its cooldown")
+		}
+		got := rec.take()
+		if len(got) != 1 || got[0].To != HalfOpen || got[0].Cause != CauseRequest {
+			t.Fatalf("transitions after a request asked: %+v, want one to half_open", got)
+		}
+		if v := b.View(time.Now()); v.State != HalfOpen || v.ProbeDue {
+			t.Fatalf("view %v probe due %v, want half_open", v.State, v.ProbeDue)
+		}
+	})
+}

@@ -73,13 +73,15 @@ func trip(t *testing.T, b *Breaker, p Profile) {
 	}
 }
 
-// toHalfOpen waits out the current cooldown so the breaker is HalfOpen.
+// toHalfOpen waits out the current cooldown and lets a request consider
+// the breaker, so it is HalfOpen.
 func toHalfOpen(t *testing.T, b *Breaker) {
 	t.Helper()
 	v := b.View(time.Now())
 	if v.State == Open {
 		advance(time.Until(v.Until))
 	}
+	b.Available(time.Now())
 	if v := b.View(time.Now()); v.State != HalfOpen {
 		t.Fatalf("after the cooldown: state %v, want half_open", v.State)
 	}

@@ -1,7 +1,8 @@
 // Package breaker is the per-endpoint circuit breaker of docs/BEHAVIOUR.md#circuit-breaker.
 //
 // It is pure: no I/O, no logging, no goroutines, no timers. Every transition
-// happens when a caller asks (Available, Allow, View) or reports (Permit.Done).
+// happens when a request asks (Available, Allow) or reports (Permit.Done);
+// reading (View, Snapshot) never changes a breaker.
 // Time comes from time.Now, so tests run inside testing/synctest.
 package breaker
 
@@ -215,15 +216,18 @@ type Counts struct {
 	TotalFailures       uint64
 }
 
-// View is what routing and the UI see of a breaker at a moment: the lazy
-// Open → HalfOpen step is applied, nothing is reserved.
+// View is what routing and the UI see of a breaker at a moment. Taking it
+// changes nothing and reserves nothing.
 type View struct {
 	State         State
 	Reason        Reason
 	OpenedAt      time.Time
 	Until         time.Time // when an Open breaker may probe; zero otherwise
 	ProbeInFlight bool      // HalfOpen permit taken
-	Counts        Counts
+	// ProbeDue: Open, and its cooldown is over; the next request that
+	// considers it turns it HalfOpen and probes.
+	ProbeDue bool
+	Counts   Counts
 }
 
 var (
