@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,15 +137,7 @@ func stringsOf[T ~string](vs []T) []string {
 func frontendTypes() ([]byte, error) {
 	g := tsgen.New("make types (app/apitypes_test.go)")
 
-	// The closed sets of words, with their values from Go. The store keeps
-	// an endpoint's protocol and auth mode as strings with its own
-	// constants; they must be the proxy's words.
-	if got, want := []string{store.ProtocolAnthropic, store.ProtocolOpenAIChat, store.ProtocolOpenAIResponses}, stringsOf(proxy.Protocols); !slices.Equal(got, want) {
-		return nil, fmt.Errorf("store's protocols %q are not proxy.Protocols %q", got, want)
-	}
-	if got, want := []string{store.AuthAuto, store.AuthXAPIKey, store.AuthBearer}, stringsOf(proxy.AuthModes); !slices.Equal(got, want) {
-		return nil, fmt.Errorf("store's auth modes %q are not proxy.AuthModes %q", got, want)
-	}
+	// The closed sets of words, with their values from Go.
 	protocol, auth, strategy := reflect.TypeFor[proxy.Protocol](), reflect.TypeFor[proxy.AuthMode](), reflect.TypeFor[proxy.Strategy]()
 	g.Enum(protocol, stringsOf(proxy.Protocols)...)
 	g.Enum(auth, stringsOf(proxy.AuthModes)...)
@@ -190,6 +181,12 @@ func frontendTypes() ([]byte, error) {
 	patch := reflect.TypeFor[store.EndpointPatch]()
 	g.FieldType(patch, "protocol", reflect.PointerTo(protocol))
 	g.FieldType(patch, "auth", reflect.PointerTo(auth))
+	// The store keeps an endpoint's breaker overrides as raw JSON; they are
+	// a breaker.Overrides, under the name the frontend has always used.
+	overrides := reflect.TypeFor[breaker.Overrides]()
+	g.Add("BreakerParams", overrides)
+	g.FieldType(endpoint, "breaker_overrides", overrides)
+	g.FieldType(patch, "breaker_overrides", reflect.PointerTo(overrides))
 	health := reflect.TypeFor[Health]()
 	g.FieldEnum(health, "status", "HealthStatus")
 	g.FieldType(health, "state", state)
@@ -199,7 +196,6 @@ func frontendTypes() ([]byte, error) {
 	g.FieldType(event, "from", state)
 	g.FieldType(event, "to", state)
 	g.FieldType(event, "reason", reason)
-	g.FieldType(reflect.TypeFor[store.Settings](), "strategy", strategy)
 
 	// A log row's routing and history are `any` in the store: the proxy's
 	// values when the row is new (the live "log" event), their JSON when
@@ -226,7 +222,7 @@ func frontendTypes() ([]byte, error) {
 	g.Add("LogPage", reflect.TypeFor[tsLogPage]())              // GET /api/logs
 	g.Add("", event)                                            // GET /api/breaker-events
 	g.Add("StatsReply", reflect.TypeFor[tsStats]())             // GET /api/stats
-	g.Add("", reflect.TypeFor[store.Settings]())                // GET, PUT /api/settings
+	g.Add("", reflect.TypeFor[Settings]())                      // GET, PUT /api/settings
 	g.Add("ExportDoc", reflect.TypeFor[exportDoc]())            // GET /api/export, POST /api/import
 	g.Add("", reflect.TypeFor[ClaudeCode]())                    // GET /api/claude-code
 	g.Add("ClaudeCodeApplied", reflect.TypeFor[tsClaudeCodeApplied]())

@@ -16,7 +16,7 @@ export type BreakerReason = "" | "broken" | "rate_limited" | "quota_exhausted" |
 export type BreakerState = "closed" | "open" | "half_open";
 
 /** Go: proxy.ErrorType */
-export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone";
+export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone";
 
 /** Go: proxy.Exclusion */
 export type Exclusion = "model" | "breaker";
@@ -70,7 +70,7 @@ export interface BreakerEvent {
   reason: BreakerReason;
 }
 
-/** Go: store.BreakerParams */
+/** Go: breaker.Overrides */
 export interface BreakerParams {
   failure_threshold?: number;
   success_threshold?: number;
@@ -83,7 +83,7 @@ export interface BreakerParams {
   disabled?: boolean;
 }
 
-/** Go: store.BreakerProfiles */
+/** Go: app.BreakerProfiles */
 export interface BreakerProfiles {
   claude: BreakerParams;
   openai: BreakerParams;
@@ -237,7 +237,7 @@ export interface Routing {
   waited_ms?: number;
 }
 
-/** Go: store.Settings */
+/** Go: app.Settings */
 export interface Settings {
   listen: string;
   strategy: Strategy;
