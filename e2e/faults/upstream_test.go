@@ -34,10 +34,11 @@ const (
 	credit400
 	status401
 	slowForCancel
-	overloaded   // 529; a stream gets a 200 whose first event after message_start is an error
-	quota429Gzip // quota429 with a gzip-encoded body, as a CDN sends to Claude Code
-	preludePings // a stream that sends only keep-alive pings after message_start
-	slowThinking // a stream that thinks for longer than the first-byte timeout, then answers
+	overloaded        // 529; a stream gets a 200 whose first event after message_start is an error
+	quota429Gzip      // quota429 with a gzip-encoded body, as a CDN sends to Claude Code
+	preludePings      // a stream that sends only keep-alive pings after message_start
+	slowThinking      // a stream that thinks for longer than the first-byte timeout, then answers
+	cutMidBodyChunked // cutMidStream, but a non-streamed body is sent chunked, without a Content-Length
 )
 
 // upstream is a fake Anthropic Messages server whose fault can be switched
@@ -132,7 +133,7 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		resetConn(w)
 	case slowFirstByte:
 		u.wait(r) // ccmesh's first-byte timeout must give up first
-	case stallBeforeContent, stallMidStream, cutMidStream, slowForCancel:
+	case stallBeforeContent, stallMidStream, cutMidStream, cutMidBodyChunked, slowForCancel:
 		u.brokenBody(w, r, req, f)
 	case status500:
 		writeAnthropicError(w, http.StatusInternalServerError, "api_error", "Internal server error")
@@ -271,7 +272,7 @@ func (u *upstream) brokenBody(w http.ResponseWriter, r *http.Request, req messag
 	}
 	rc.Flush()
 	switch f {
-	case cutMidStream:
+	case cutMidStream, cutMidBodyChunked:
 		panic(http.ErrAbortHandler) // the server drops the connection mid-body
 	case slowForCancel:
 		u.trickle(w, r, rc)
@@ -296,7 +297,7 @@ func (u *upstream) brokenJSON(w http.ResponseWriter, r *http.Request, rc *http.R
 		w.Write(full[:len(full)/2])
 	}
 	rc.Flush()
-	if f == cutMidStream {
+	if f == cutMidStream || f == cutMidBodyChunked {
 		panic(http.ErrAbortHandler)
 	}
 	u.wait(r)
