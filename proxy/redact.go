@@ -42,3 +42,14 @@ func redact(b []byte, secrets ...string) ([]byte, bool) {
 func (q *request) secrets(e *endpoint) [2]string {
 	return [2]string{e.APIKey, q.snap.cfg.ClientToken}
 }
+
+// Redact is redact for text the admin side shows (Test results, health's
+// last error): every secret of at least 8 characters is replaced by its
+// mask.
+func Redact(s string, secrets ...string) string {
+	b, changed := redact([]byte(s), secrets...)
+	if !changed {
+		return s
+	}
+	return string(b)
+}
