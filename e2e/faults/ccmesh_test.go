@@ -86,7 +86,7 @@ func freeAddr(t *testing.T) string {
 // startCCMesh starts bin on a fresh data dir and waits until it answers.
 func startCCMesh(t *testing.T, bin string) *ccmesh {
 	t.Helper()
-	c := &ccmesh{bin: bin, data: t.TempDir(), token: "e2e-admin-token", addr: freeAddr(t),
+	c := &ccmesh{bin: bin, data: t.TempDir(), token: "e2e-admin-token-0123456789", addr: freeAddr(t),
 		http: &http.Client{Timeout: 30 * time.Second}}
 	c.start(t)
 	t.Cleanup(func() { c.kill(t) })

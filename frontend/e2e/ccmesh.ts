@@ -24,7 +24,7 @@ export async function freePort(): Promise<number> {
 }
 
 export class Ccmesh {
-  readonly token = `e2e-${Math.random().toString(36).slice(2)}`;
+  readonly token = `e2e-admin-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
   readonly dataDir = mkdtempSync(join(tmpdir(), 'ccmesh-e2e-data-'));
   port = 0;
   private proc: ChildProcess | null = null;
