@@ -60,6 +60,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 		MaxBody:          s.MaxBodyBytes,
 		ClientToken:      s.ClientToken,
 		AllowedHosts:     allowedHosts(listen),
+		PublicListener:   listen != "" && !ListenerIsLoopback(listen),
 	}
 }
 

@@ -19,6 +19,7 @@ func TestEndToEnd(t *testing.T) {
 		{"explicit endpoint", testExplicitEndpoint},
 		{"all rate limited", testAllRateLimited},
 		{"breaker through the proxy", testBreakerThroughProxy},
+		{"LAN listener", testLANListener},
 		{"kill -9 under load", testKillUnderLoad},
 	}
 	for _, p := range parts {
