@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -73,7 +74,7 @@ func startServing(ctx context.Context, opts Options, inst *Instance) (*App, net.
 	if err := inst.SetAddress(ln.Addr().String()); err != nil {
 		a.log.Warn().Err(err).Msg("could not record the address in the lock file")
 	}
-	fmt.Printf("ccmesh %s listening on %s — UI: %s/ui/?token=%s\n", Version, a.ProxyURL(), a.ProxyURL(), a.AdminToken())
+	fmt.Printf("ccmesh %s listening on %s — UI: %s/ui/?token=%s\n", Version, a.ProxyURL(), a.ProxyURL(), url.QueryEscape(a.AdminToken()))
 	return a, ln, nil
 }
 

@@ -28,12 +28,12 @@ func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
 	api := http.NewServeMux()
 	a.api(api)
-	mux.Handle("/api/", a.adminGuard(api))
+	mux.Handle("/api/", adminHeaders(a.adminGuard(api)))
 	mux.Handle("/v1/", a.proxyHandler())
-	mux.Handle("/ui/", a.uiHandler())
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/ui/", adminHeaders(a.uiHandler()))
+	mux.Handle("GET /{$}", adminHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/ui/", http.StatusFound)
-	})
+	})))
 	// Browsers ask for it on every tab of the UI; it is not proxy traffic.
 	favicon := TrayIcon(HealthAll)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +51,27 @@ func (a *App) Handler() http.Handler {
 func (a *App) TrustedHandler() http.Handler {
 	api := http.NewServeMux()
 	a.api(api)
-	return api
+	return adminHeaders(api)
+}
+
+// adminCSP is the UI's Content-Security-Policy: its own scripts, styles,
+// images and API only, never framed, no <base> and no forms posting
+// elsewhere (docs/BEHAVIOUR.md#safety). The built UI has no inline script
+// or style element; React's style props are set through the CSSOM, which
+// style-src does not govern.
+const adminCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// adminHeaders sets the headers every UI and admin API answer carries, so
+// that no other page can frame the UI or make it run foreign content.
+func adminHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", adminCSP)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (a *App) proxyHandler() http.Handler {
@@ -98,11 +118,11 @@ func (a *App) allowedHost(host string) bool {
 }
 
 func (a *App) validToken(r *http.Request) bool {
-	got := ""
-	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
-		got = strings.TrimPrefix(h, "Bearer ")
-	} else if c, err := r.Cookie(adminCookie); err == nil {
-		got = c.Value
+	got := proxy.BearerToken(r.Header)
+	if got == "" {
+		if c, err := r.Cookie(adminCookie); err == nil {
+			got = c.Value
+		}
 	}
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) == 1
 }
@@ -143,11 +163,17 @@ func (a *App) uiHandler() http.Handler {
 // or makes one there (0600) at first start.
 func loadAdminToken(dir, given string) (string, error) {
 	if given != "" {
+		if why := adminTokenProblem(given); why != "" {
+			return "", fmt.Errorf("--admin-token (or CCMESH_ADMIN_TOKEN): %s", why)
+		}
 		return given, nil
 	}
 	path := filepath.Join(dir, adminTokenFile)
 	if b, err := os.ReadFile(path); err == nil {
 		if t := strings.TrimSpace(string(b)); t != "" {
+			if why := adminTokenProblem(t); why != "" {
+				return "", fmt.Errorf("admin token in %s: %s; delete the file to have a new one made", path, why)
+			}
 			return t, nil
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -162,6 +188,21 @@ func loadAdminToken(dir, given string) (string, error) {
 		return "", fmt.Errorf("write admin token %s: %w", path, err)
 	}
 	return t, nil
+}
+
+// adminTokenProblem says why t cannot be the admin token, or "": it must be
+// 16–256 printable ASCII characters without spaces: long enough not to be
+// guessed, and one word in a header.
+func adminTokenProblem(t string) string {
+	if n := len(t); n < 16 || n > 256 {
+		return fmt.Sprintf("must be 16 to 256 characters long, not %d", n)
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] > '~' {
+			return fmt.Sprintf("must be printable ASCII without spaces; character %d is not", i+1)
+		}
+	}
+	return ""
 }
 
 // ListenerIsLoopback reports whether addr (host:port) names a loopback host.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -87,5 +88,86 @@ func TestPauseAnswers503(t *testing.T) {
 	h.do("GET", "/api/info", "").decode(t, &info)
 	if !info.Paused {
 		t.Errorf("info.paused = false while paused")
+	}
+}
+
+// The admin token's Bearer scheme is case-insensitive, as the client
+// token's is (docs/BEHAVIOUR.md#admin-api).
+func TestAdminTokenBearerAnyCase(t *testing.T) {
+	h := newHarness(t)
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		r := h.do("GET", "/api/info", "", func(r *http.Request) { r.Header.Set("Authorization", scheme+" "+testToken) })
+		if r.status != 200 {
+			t.Errorf("Authorization: %s <token>: %d %s, want 200", scheme, r.status, r.body)
+		}
+	}
+}
+
+// A given admin token must be 16–256 printable ASCII characters without
+// spaces; start-up names the flag otherwise (docs/BEHAVIOUR.md#admin-api).
+func TestAdminTokenFormat(t *testing.T) {
+	cases := []struct {
+		name, token string
+		ok          bool
+	}{
+		{"one character", "x", false},
+		{"15 characters", strings.Repeat("a", 15), false},
+		{"16 characters", strings.Repeat("a", 16), true},
+		{"256 characters", strings.Repeat("a", 256), true},
+		{"257 characters", strings.Repeat("a", 257), false},
+		{"a space", "abcdefgh ijklmnop", false},
+		{"a tab", "abcdefgh\tijklmnop", false},
+		{"not ASCII", "abcdefghijklmnopé", false},
+		{"punctuation", "a-b_c.d~e!f@g#h$i%j", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := New(context.Background(), Options{DataDir: t.TempDir(), Listen: "127.0.0.1:3457",
+				AdminToken: tc.token, Headless: true, HomeDir: t.TempDir()})
+			if err == nil {
+				defer a.Close(context.Background())
+			}
+			if tc.ok && err != nil {
+				t.Errorf("token %q refused: %v", tc.token, err)
+			}
+			if !tc.ok && (err == nil || !strings.Contains(err.Error(), "--admin-token")) {
+				t.Errorf("token %q: err = %v, want a refusal naming --admin-token", tc.token, err)
+			}
+		})
+	}
+}
+
+// The UI and the admin API carry a strict CSP and refuse to be framed or
+// sniffed (docs/BEHAVIOUR.md#safety); refusals by the guard too.
+func TestAdminSecurityHeaders(t *testing.T) {
+	h := newHarness(t)
+	noToken := func(r *http.Request) { r.Header.Del("Authorization") }
+	for _, tc := range []struct {
+		path string
+		mod  []func(*http.Request)
+	}{
+		{"/ui/", nil},
+		{"/ui/assets/none.js", nil},
+		{"/api/info", nil},
+		{"/api/info", []func(*http.Request){noToken}},
+		{"/api/nowhere", nil},
+	} {
+		r := h.do("GET", tc.path, "", tc.mod...)
+		csp := r.header.Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'",
+			"form-action 'self'", "connect-src 'self'", "img-src 'self' data:"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("GET %s (%d): CSP %q lacks %q", tc.path, r.status, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe-eval") || strings.Contains(csp, "script-src 'self' 'unsafe-inline'") {
+			t.Errorf("GET %s: CSP %q allows inline or eval'd script", tc.path, csp)
+		}
+		if got := r.header.Get("X-Frame-Options"); got != "DENY" {
+			t.Errorf("GET %s: X-Frame-Options %q, want DENY", tc.path, got)
+		}
+		if got := r.header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("GET %s: X-Content-Type-Options %q, want nosniff", tc.path, got)
+		}
 	}
 }
