@@ -54,6 +54,7 @@ type App struct {
 	logw     *store.LogWriter
 	events   *Hub
 	stats    *endpointStats
+	upstream http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
 	token    string
 
 	state   atomic.Pointer[State]
@@ -107,6 +108,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		closing: make(chan struct{}),
 		tests:   map[int64]TestResult{},
 	}
+	a.upstream = opts.Transport
+	if a.upstream == nil {
+		// As the proxy's own: no proxy taken from the environment.
+		a.upstream = proxy.NewTransport()
+	}
 	// Before the breakers: restoring them at start already reports transitions.
 	a.persist = newBreakerPersister(db, a.log, a)
 	if err := a.start(ctx); err != nil {
@@ -136,6 +142,9 @@ func (a *App) start(ctx context.Context) error {
 			continue
 		}
 		a.breakers.Get(r.EndpointID).Restore(snap)
+	}
+	if err := a.loadTests(ctx); err != nil {
+		return fmt.Errorf("load test results: %w", err)
 	}
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
 		OnWrite:   a.onLogsWritten,
@@ -217,6 +226,7 @@ func (a *App) reload(ctx context.Context) error {
 	}
 	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
+	a.forgetTests(eps)
 	return nil
 }
 

@@ -75,6 +75,14 @@ func (a *App) healthOf(id int64, name string, enabled bool, now time.Time) Healt
 		h.LastTest = &t
 	}
 	a.testsMu.Unlock()
+	// Both hold upstream text; the proxy and Test mask what they record,
+	// and this masks it again with the key the endpoint has now.
+	if e, ok := a.endpointByID(id); ok {
+		h.LastError = a.redact(e, h.LastError)
+		if h.LastTest != nil {
+			h.LastTest.Message = a.redact(e, h.LastTest.Message)
+		}
+	}
 	return h
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -24,15 +26,76 @@ type TestResult struct {
 	At        time.Time `json:"at"`
 }
 
+// loadTests reads the stored last test of every endpoint.
+func (a *App) loadTests(ctx context.Context) error {
+	rows, err := a.db.LoadEndpointTests(ctx)
+	if err != nil {
+		return err
+	}
+	a.testsMu.Lock()
+	defer a.testsMu.Unlock()
+	for _, t := range rows {
+		a.tests[t.EndpointID] = TestResult{OK: t.OK, Status: t.Status, LatencyMs: t.LatencyMs, Message: t.Message, At: t.At}
+	}
+	return nil
+}
+
+// keepTest stores res as endpoint id's last test. Under writeMu, so that a
+// delete of the endpoint comes either before (the store refuses the row)
+// or after (reload forgets the result).
+func (a *App) keepTest(ctx context.Context, id int64, res TestResult) error {
+	a.writeMu.Lock()
+	defer a.writeMu.Unlock()
+	err := a.db.SaveEndpointTest(ctx, store.EndpointTest{EndpointID: id, At: res.At, OK: res.OK,
+		Status: res.Status, LatencyMs: res.LatencyMs, Message: res.Message})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return err // deleted while its test ran
+	case err != nil:
+		// Health still shows the result until the next start.
+		a.log.Warn().Err(err).Str("code", "TEST-001").Int64("endpoint", id).Msg("could not store the test result")
+	}
+	a.testsMu.Lock()
+	a.tests[id] = res
+	a.testsMu.Unlock()
+	return nil
+}
+
+// forgetTests drops the results of endpoints that are gone; the database
+// dropped their rows with them.
+func (a *App) forgetTests(eps []store.Endpoint) {
+	a.testsMu.Lock()
+	defer a.testsMu.Unlock()
+	for id := range a.tests {
+		if !slices.ContainsFunc(eps, func(e store.Endpoint) bool { return e.ID == id }) {
+			delete(a.tests, id)
+		}
+	}
+}
+
 const upstreamActionTimeout = 20 * time.Second
 
+// client carries the admin side's upstream calls. It never follows a
+// redirect: the request holds the endpoint's key, which must not go to the
+// host a Location names (docs/BEHAVIOUR.md#safety); a 3xx is the answer.
 func (a *App) client() *http.Client {
-	return &http.Client{Transport: a.opts.Transport, Timeout: upstreamActionTimeout}
+	return &http.Client{
+		Transport:     a.upstream,
+		Timeout:       upstreamActionTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// upstreamReply is what call returns of an upstream's answer.
+type upstreamReply struct {
+	status   int
+	location string // of a 3xx
+	body     []byte // at most 1 MiB
 }
 
 // call sends one request to endpoint e the way the proxy would (URL rules,
-// auth injection) and returns status and at most 1 MiB of body.
-func (a *App) call(ctx context.Context, e store.Endpoint, method, path string, body []byte) (int, []byte, error) {
+// auth injection) and returns its answer.
+func (a *App) call(ctx context.Context, e store.Endpoint, method, path string, query url.Values, body []byte) (upstreamReply, error) {
 	pe := proxyConfig([]store.Endpoint{e}, DefaultSettings(), "").Endpoints[0]
 	var rd io.Reader
 	if body != nil {
@@ -40,22 +103,44 @@ func (a *App) call(ctx context.Context, e store.Endpoint, method, path string, b
 	}
 	req, err := proxy.NewUpstreamRequest(ctx, pe, method, path, rd)
 	if err != nil {
-		return 0, nil, err
+		return upstreamReply{}, err
 	}
+	req.URL.RawQuery = query.Encode()
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := a.client().Do(req)
 	if err != nil {
-		return 0, nil, err
+		return upstreamReply{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, b, err
+	return upstreamReply{status: resp.StatusCode, location: resp.Header.Get("Location"), body: b}, err
+}
+
+// redirected says a 3xx was not followed, naming where it pointed.
+func (r upstreamReply) redirected() (string, bool) {
+	if r.status < 300 || r.status > 399 {
+		return "", false
+	}
+	where := "elsewhere"
+	if u, err := url.Parse(r.location); err == nil && u.Host != "" {
+		where = "to " + u.Scheme + "://" + u.Host
+	} else if r.location != "" {
+		where = "to another path on the same host"
+	}
+	return fmt.Sprintf("the endpoint answered %d, a redirect %s; ccmesh does not follow redirects with your key: set base_url to the address that answers", r.status, where), true
+}
+
+// redact masks e's key and the client token in text an upstream may have
+// echoed them in, before the admin side shows or stores it.
+func (a *App) redact(e store.Endpoint, text string) string {
+	return proxy.Redact(text, e.APIKey, a.state.Load().Settings.ClientToken)
 }
 
 // testEndpoint sends GET /v1/models, or a 1-token message where the
-// upstream does not serve the model list, and keeps the result for health.
+// upstream does not serve the model list, and keeps the result for health,
+// in memory and in the database (docs/BEHAVIOUR.md#health).
 func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 	e, err := a.pathEndpoint(r)
 	if err != nil {
@@ -65,25 +150,29 @@ func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
 	start := time.Now()
-	status, body, err := a.call(ctx, e, http.MethodGet, "/v1/models", nil)
-	if err == nil && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) {
+	rep, err := a.call(ctx, e, http.MethodGet, "/v1/models", nil, nil)
+	if err == nil && (rep.status == http.StatusNotFound || rep.status == http.StatusMethodNotAllowed) {
 		path, msg := minimalRequest(e)
 		start = time.Now()
-		status, body, err = a.call(ctx, e, http.MethodPost, path, msg)
+		rep, err = a.call(ctx, e, http.MethodPost, path, nil, msg)
 	}
-	res := TestResult{At: start, LatencyMs: time.Since(start).Milliseconds(), Status: status}
+	res := TestResult{At: start, LatencyMs: time.Since(start).Milliseconds(), Status: rep.status}
+	redirect, isRedirect := rep.redirected()
 	switch {
 	case err != nil:
 		res.Message = "could not reach the endpoint: " + err.Error()
-	case status >= 200 && status < 300:
+	case isRedirect:
+		res.Message = redirect
+	case rep.status >= 200 && rep.status < 300:
 		res.OK = true
 		res.Message = "ok"
 	default:
-		res.Message = fmt.Sprintf("the endpoint answered %d: %s", status, head(body, 300))
+		res.Message = fmt.Sprintf("the endpoint answered %d: %s", rep.status, head(rep.body, 300))
 	}
-	a.testsMu.Lock()
-	a.tests[id] = res
-	a.testsMu.Unlock()
+	res.Message = a.redact(e, res.Message)
+	if err := a.keepTest(r.Context(), id, res); err != nil {
+		return err
+	}
 	a.events.Publish("health", a.Health())
 	writeJSON(w, http.StatusOK, res)
 	return nil
@@ -129,21 +218,25 @@ func (a *App) fetchModels(w http.ResponseWriter, r *http.Request) error {
 	id := e.ID
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
-	status, body, err := a.call(ctx, e, http.MethodGet, "/v1/models", nil)
+	rep, err := a.call(ctx, e, http.MethodGet, "/v1/models", nil, nil)
 	if err != nil {
 		return &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
-			Message: fmt.Sprintf("could not reach %s: %v", e.Name, err)}
+			Message: a.redact(e, fmt.Sprintf("could not reach %s: %v", e.Name, err))}
 	}
-	if status != http.StatusOK {
+	if redirect, ok := rep.redirected(); ok {
+		return &apiError{Status: http.StatusBadGateway, Code: "upstream_redirect",
+			Message: a.redact(e, fmt.Sprintf("%s: %s", e.Name, redirect))}
+	}
+	if rep.status != http.StatusOK {
 		return &apiError{Status: http.StatusBadGateway, Code: "upstream_error",
-			Message: fmt.Sprintf("%s answered %d to GET /v1/models: %s", e.Name, status, head(body, 300))}
+			Message: a.redact(e, fmt.Sprintf("%s answered %d to GET /v1/models: %s", e.Name, rep.status, head(rep.body, 300)))}
 	}
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.Unmarshal(body, &list); err != nil || len(list.Data) == 0 {
+	if err := json.Unmarshal(rep.body, &list); err != nil || len(list.Data) == 0 {
 		return &apiError{Status: http.StatusBadGateway, Code: "upstream_bad_models",
 			Message: fmt.Sprintf("%s's /v1/models did not list any models", e.Name)}
 	}
