@@ -89,6 +89,16 @@ func prepareFile(path string) (created bool, err error) {
 		}
 		return true, nil
 	case errors.Is(err, fs.ErrExist):
+		// A file its owner may not write stays as it is
+		// (docs/BEHAVIOUR.md#bad-input-and-faults): SQLite would open it
+		// read-only, and every change would fail later.
+		fi, err := os.Stat(path)
+		if err != nil {
+			return false, fmt.Errorf("open database %s: %w", path, err)
+		}
+		if fi.Mode().Perm()&0o200 == 0 {
+			return false, readOnlyError(path, fmt.Errorf("its mode is %v", fi.Mode().Perm()))
+		}
 		return false, nil
 	default:
 		return false, fmt.Errorf("create database %s: %w", path, err)
@@ -122,8 +132,16 @@ func dsn(path string, opts openOptions) string {
 	return "file:" + (&url.URL{Path: p}).EscapedPath() + "?" + q.Encode()
 }
 
+// readOnlyError says that the database at path cannot be written, and what to do.
+func readOnlyError(path string, cause error) error {
+	return fmt.Errorf("open database %s: %s is read-only: ccmesh saves every change there, so it stops "+
+		"rather than fail each one; make the file and its directory writable for this user "+
+		"(e.g. chmod u+w %s) and start again (%w)", path, filepath.Base(path), path, cause)
+}
+
 // init checks that the file is a healthy SQLite database, backs it up if
-// migrations are pending, migrates it and tightens its mode.
+// migrations are pending, migrates it, checks that it can be written and
+// tightens its mode.
 func (db *DB) init(ctx context.Context, created bool) error {
 	var objects int
 	err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&objects)
@@ -139,6 +157,15 @@ func (db *DB) init(ctx context.Context, created bool) error {
 	}
 	if err := db.migrate(ctx, !created && objects > 0); err != nil {
 		return err
+	}
+	// A write that changes nothing: a read-only file system or a file
+	// SQLite opened read-only fails it now rather than every edit later.
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE 0`)
+		return err
+	})
+	if err != nil {
+		return db.openError(fmt.Errorf("write test: %w", err))
 	}
 	// An existing file may have been made by hand or an older build with a
 	// wider mode; it holds API keys (docs/BEHAVIOUR.md#safety).
@@ -168,7 +195,9 @@ func (db *DB) openError(err error) error {
 			"(is another ccmesh running with this data directory?): %w", db.path, err)
 	case code == sqlite3.SQLITE_FULL:
 		return fmt.Errorf("open database %s: the disk is full; free some space and start again: %w", db.path, err)
-	case code == sqlite3.SQLITE_READONLY || code == sqlite3.SQLITE_CANTOPEN || code == sqlite3.SQLITE_PERM:
+	case code == sqlite3.SQLITE_READONLY:
+		return readOnlyError(db.path, err)
+	case code == sqlite3.SQLITE_CANTOPEN || code == sqlite3.SQLITE_PERM:
 		return fmt.Errorf("open database %s: the file or its directory cannot be written; "+
 			"check their owner and permissions: %w", db.path, err)
 	default:

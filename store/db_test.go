@@ -298,3 +298,40 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 		t.Errorf("error = %q, want it to name the newer schema", err)
 	}
 }
+
+// A database file its owner may not write is refused at start, with words
+// that say so, and keeps its mode (docs/BEHAVIOUR.md#bad-input-and-faults).
+func TestOpenReadOnlyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ccmesh.db")
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, db, endpointPatch("kept"))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(t.Context(), path)
+	if err == nil {
+		_ = db.Close()
+		t.Fatal("Open of a read-only file succeeded, want an error")
+	}
+	for _, want := range []string{"ccmesh.db is read-only: ", "chmod u+w " + path} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if m := fileMode(t, path); m != 0o400 {
+		t.Errorf("mode after the refused Open = %v, want 0400 kept", m)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, content) {
+		t.Error("the refused Open changed the file")
+	}
+}
