@@ -283,20 +283,23 @@ func TestFrontendTypesMirrors(t *testing.T) {
 	up, _ := fakeAnthropic(t)
 	e := h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"anthropic","api_key":"sk-test-key-0123456789"}`)
 
+	var cc ClaudeCode
+	h.do("GET", "/api/claude-code", "").decode(t, &cc)
+
 	tests := []struct {
-		method, path string
-		status       int
-		mirror       any
+		method, path, body string
+		status             int
+		mirror             any
 	}{
-		{"GET", "/api/logs", http.StatusOK, &tsLogPage{}},
-		{"GET", "/api/stats", http.StatusOK, &tsStats{}},
-		{"POST", fmt.Sprintf("/api/endpoints/%d/fetch-models", e.ID), http.StatusOK, &tsFetchModels{}},
-		{"POST", "/api/claude-code/apply", http.StatusOK, &tsClaudeCodeApplied{}},
-		{"GET", "/api/endpoints/999", http.StatusNotFound, &tsErrorBody{}},
-		{"GET", "/api/logs?limit=x", http.StatusBadRequest, &tsErrorBody{}},
+		{"GET", "/api/logs", "", http.StatusOK, &tsLogPage{}},
+		{"GET", "/api/stats", "", http.StatusOK, &tsStats{}},
+		{"POST", fmt.Sprintf("/api/endpoints/%d/fetch-models", e.ID), "", http.StatusOK, &tsFetchModels{}},
+		{"POST", "/api/claude-code/apply", `{"hash":"` + cc.Hash + `"}`, http.StatusOK, &tsClaudeCodeApplied{}},
+		{"GET", "/api/endpoints/999", "", http.StatusNotFound, &tsErrorBody{}},
+		{"GET", "/api/logs?limit=x", "", http.StatusBadRequest, &tsErrorBody{}},
 	}
 	for _, tt := range tests {
-		r := h.do(tt.method, tt.path, "")
+		r := h.do(tt.method, tt.path, tt.body)
 		if r.status != tt.status {
 			t.Errorf("%s %s: status %d, want %d: %s", tt.method, tt.path, r.status, tt.status, r.body)
 			continue

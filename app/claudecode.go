@@ -2,6 +2,8 @@ package app
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,16 +23,30 @@ type ClaudeCode struct {
 	SettingsPath string `json:"settings_path"`
 	Current      string `json:"current"`
 	Proposed     string `json:"proposed"`
+	// Hash names this preview: current and proposed. Apply takes it and
+	// writes only while the file and the change are still these.
+	Hash string `json:"hash"`
 }
 
-// ExportLines are the shell lines that point Claude Code at this proxy.
+// ExportLines are the shell lines that point Claude Code at this proxy;
+// the UI and the tray copy them. Each value is quoted: the address and the
+// token come from settings, and a line pasted into a shell must not run
+// anything they contain.
 func (a *App) ExportLines() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "export ANTHROPIC_BASE_URL=%s\n", a.ProxyURL())
+	fmt.Fprintf(&b, "export ANTHROPIC_BASE_URL=%s\n", shellQuote(a.ProxyURL()))
 	if tok := a.state.Load().Settings.ClientToken; tok != "" {
-		fmt.Fprintf(&b, "export ANTHROPIC_AUTH_TOKEN=%s\n", tok)
+		fmt.Fprintf(&b, "export ANTHROPIC_AUTH_TOKEN=%s\n", shellQuote(tok))
 	}
 	return b.String()
+}
+
+// planHash names a preview: SHA-256 over the current text and the
+// proposed one, each after its length, so no two previews share a name.
+func planHash(current, proposed string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s%d:%s", len(current), current, len(proposed), proposed)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (a *App) claudeSettingsPath() (string, error) {
@@ -75,6 +91,7 @@ func (a *App) claudeCodePlan() (ClaudeCode, error) {
 		return cc, err
 	}
 	cc.Proposed = string(out) + "\n"
+	cc.Hash = planHash(cc.Current, cc.Proposed)
 	return cc, nil
 }
 
@@ -89,11 +106,31 @@ func (a *App) claudeCodePreview(w http.ResponseWriter, r *http.Request) error {
 
 // claudeCodeApply writes the proposed settings, keeping a backup of the
 // old file, through a temporary file and a rename so a crash never leaves
-// half a file.
+// half a file. It writes only the change the preview showed: the body
+// names it by its hash, and a file (or proxy address) changed since is a
+// 409 rather than a change the user never saw.
 func (a *App) claudeCodeApply(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Hash string `json:"hash"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &body); err != nil {
+			return err
+		}
+	}
+	switch {
+	case body.Hash == "":
+		return errBadRequest("hash_required", "hash", "send the hash of the change GET /api/claude-code showed, as {\"hash\":\"…\"}")
+	case !isSHA256Hex(body.Hash):
+		return errBadRequest("bad_hash", "hash", "hash %q is not the hash GET /api/claude-code gives (64 hex digits)", head([]byte(body.Hash), 80))
+	}
 	cc, err := a.claudeCodePlan()
 	if err != nil {
 		return err
+	}
+	if cc.Hash != body.Hash {
+		return &apiError{Status: http.StatusConflict, Code: "claude_settings_changed", Field: "hash",
+			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", cc.SettingsPath)}
 	}
 	if err := os.MkdirAll(filepath.Dir(cc.SettingsPath), 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(cc.SettingsPath), err)
@@ -114,4 +151,16 @@ func (a *App) claudeCodeApply(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"settings_path": cc.SettingsPath, "backup_path": backup})
 	return nil
+}
+
+func isSHA256Hex(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
 }

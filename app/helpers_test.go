@@ -49,13 +49,18 @@ func newHarness(t *testing.T) *harness {
 	return startHarness(t, t.TempDir())
 }
 
-func startHarness(t *testing.T, dir string) *harness {
+// startHarness starts an App on dir; mods change its options first.
+func startHarness(t *testing.T, dir string, mods ...func(*Options)) *harness {
 	t.Helper()
 	logs := &syncBuffer{}
-	a, err := New(context.Background(), Options{
+	opts := Options{
 		DataDir: dir, Listen: "127.0.0.1:3457", AdminToken: testToken,
 		Logger: zerolog.New(logs), Headless: true, HomeDir: t.TempDir(),
-	})
+	}
+	for _, m := range mods {
+		m(&opts)
+	}
+	a, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -22,7 +22,7 @@ test('settings save through the API; Connect Claude Code shows the change, then 
   const s = await ccmesh.api<{ strategy: string; log_retention_days: number; listen: string }>('GET', '/api/settings');
   expect(s).toMatchObject({ strategy: 'priority', log_retention_days: 7, listen: '127.0.0.1:4999' });
 
-  await expect(page.getByTestId('claude-exports')).toContainText(`ANTHROPIC_BASE_URL=${ccmesh.base}`);
+  await expect(page.getByTestId('claude-exports')).toContainText(`ANTHROPIC_BASE_URL='${ccmesh.base}'`);
   await page.getByRole('button', { name: 'Show the change' }).click();
   await expect(page.getByTestId('claude-current')).toContainText('DISABLE_TELEMETRY');
   await expect(page.getByTestId('claude-proposed')).toContainText(ccmesh.base);

@@ -178,8 +178,9 @@ export class ApiClient {
     return this.call('GET', '/api/claude-code');
   }
 
-  applyClaudeCode(): Promise<ClaudeCodeApplied> {
-    return this.call('POST', '/api/claude-code/apply');
+  /** Writes the change the preview with this hash showed; a 409 when the file changed since. */
+  applyClaudeCode(hash: string): Promise<ClaudeCodeApplied> {
+    return this.call('POST', '/api/claude-code/apply', { hash });
   }
 
   /** Opens the server-sent event stream; the caller closes it. */

@@ -103,6 +103,7 @@ export interface ClaudeCode {
   settings_path: string;
   current: string;
   proposed: string;
+  hash: string;
 }
 
 /** Go: app.tsClaudeCodeApplied */

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
 import type { ClaudeCode, ClaudeCodeApplied } from '../api/types';
 import { CopyButton } from './CopyButton';
@@ -29,13 +30,18 @@ export function ClaudeCodePanel() {
     void load();
   }, [load]);
 
-  const apply = async () => {
+  // Sends the hash of the preview on screen: the server writes only that change.
+  const apply = async (shown: ClaudeCode) => {
     try {
-      setApplied(await api.applyClaudeCode());
+      setApplied(await api.applyClaudeCode(shown.hash));
       setPreview(false);
       await load();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
+      // The file changed since the preview: show the change as it is now.
+      if (err instanceof ApiError && err.code === 'claude_settings_changed') {
+        await api.claudeCode().then(setCc, () => undefined);
+      }
     }
   };
 
@@ -63,7 +69,7 @@ export function ClaudeCodePanel() {
                   <pre className="code" data-testid="claude-proposed">{cc.proposed}</pre>
                 </div>
               </div>
-              <button type="button" className="primary" onClick={() => void apply()}>{t('claude.apply')}</button>
+              <button type="button" className="primary" onClick={() => void apply(cc)}>{t('claude.apply')}</button>
             </>
           )}
           {applied && (
