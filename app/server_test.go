@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestGuards(t *testing.T) {
@@ -66,9 +67,23 @@ func TestFavicon(t *testing.T) {
 	}
 }
 
+// While paused, /v1/ gets a 503 in the client's shape with the headers
+// every proxy answer carries, and the request is logged
+// (docs/BEHAVIOUR.md#request-log).
 func TestPauseAnswers503(t *testing.T) {
 	h := newHarness(t)
 	h.app.SetPaused(true)
+	events, unsubscribe := h.app.Events().Subscribe()
+	defer unsubscribe()
+	logged := make(chan Event, 1)
+	go func() {
+		for ev := range events {
+			if ev.Name == "log" {
+				logged <- ev
+				return
+			}
+		}
+	}()
 	req, _ := http.NewRequest("POST", h.srv.URL+"/v1/messages", strings.NewReader(`{"model":"m"}`))
 	req.Header.Set("anthropic-version", "2023-06-01")
 	res, err := http.DefaultClient.Do(req)
@@ -84,10 +99,32 @@ func TestPauseAnswers503(t *testing.T) {
 	if res.StatusCode != 503 || body.Type != "error" || !strings.Contains(body.Error.Message, "paused") {
 		t.Errorf("paused proxy: %d %+v", res.StatusCode, body)
 	}
+	for name, want := range map[string]string{
+		"X-Ccmesh-Endpoint": "", "X-Ccmesh-Attempts": "0", "X-Fallback-Triggered": "false",
+		"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox",
+	} {
+		if got, ok := res.Header[name]; !ok || len(got) != 1 || got[0] != want {
+			t.Errorf("header %s = %q, want %q", name, got, want)
+		}
+	}
 	var info Info
 	h.do("GET", "/api/info", "").decode(t, &info)
 	if !info.Paused {
 		t.Errorf("info.paused = false while paused")
+	}
+
+	select { // the row is written in the writer's next batch, which announces it
+	case <-logged:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no log event within 5s")
+	}
+	var page struct {
+		Items []map[string]any `json:"items"`
+	}
+	h.do("GET", "/api/logs", "").decode(t, &page)
+	if len(page.Items) != 1 || page.Items[0]["status"] != float64(503) || page.Items[0]["path"] != "/v1/messages" ||
+		!strings.Contains(page.Items[0]["error"].(string), "ccmesh is paused") || page.Items[0]["attempts"] != float64(0) {
+		t.Errorf("logs = %+v, want one 503 row saying ccmesh is paused", page.Items)
 	}
 }
 
