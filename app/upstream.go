@@ -208,52 +208,120 @@ func head(b []byte, n int) string {
 	return s
 }
 
-// fetchModels fills the endpoint's models from the upstream's /v1/models
-// (Anthropic and OpenAI both answer {"data":[{"id":…}]}).
+// FetchModelsReply is POST /api/endpoints/{id}/fetch-models: the models
+// the upstream lists, for the user to accept into the endpoint's models
+// with an ordinary PUT; nothing is saved here (docs/BEHAVIOUR.md#health).
+type FetchModelsReply struct {
+	Models []string `json:"models"`
+	// Truncated: the upstream lists more than maxFetchedModels models, or
+	// more pages than maxModelPages; Models holds the first ones.
+	Truncated bool `json:"truncated"`
+}
+
+const (
+	// maxFetchedModels bounds the list: a relay listing every model of
+	// every provider must not make a list no one can read or route by.
+	maxFetchedModels = 2000
+	// maxModelPages bounds the requests one fetch sends, whatever an
+	// upstream says about having more.
+	maxModelPages = 50
+	// anthropicModelsPage is the largest page Anthropic's list serves.
+	anthropicModelsPage = "1000"
+)
+
+// modelsPage is one page of a model list: Anthropic's
+// {"data","has_more","last_id"} or OpenAI's {"data"} (paged lists of
+// OpenAI's shape add has_more).
+type modelsPage struct {
+	Data []struct {
+		ID string `json:"id"`
+	} `json:"data"`
+	HasMore bool   `json:"has_more"`
+	LastID  string `json:"last_id"`
+}
+
+// fetchModels reads the upstream's /v1/models, following its pages
+// (Anthropic: has_more and last_id, asked for with after_id; OpenAI-style
+// lists: one page unless they say has_more, then after), and returns the
+// ids without saving them.
 func (a *App) fetchModels(w http.ResponseWriter, r *http.Request) error {
 	e, err := a.pathEndpoint(r)
 	if err != nil {
 		return err
 	}
-	id := e.ID
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
-	rep, err := a.call(ctx, e, http.MethodGet, "/v1/models", nil, nil)
-	if err != nil {
-		return &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
-			Message: a.redact(e, fmt.Sprintf("could not reach %s: %v", e.Name, err))}
+	q := url.Values{}
+	after := "after"
+	if proxy.Protocol(e.Protocol) == proxy.ProtocolAnthropic {
+		q.Set("limit", anthropicModelsPage)
+		after = "after_id"
 	}
-	if redirect, ok := rep.redirected(); ok {
-		return &apiError{Status: http.StatusBadGateway, Code: "upstream_redirect",
-			Message: a.redact(e, fmt.Sprintf("%s: %s", e.Name, redirect))}
+	out := FetchModelsReply{Models: []string{}}
+	seen := map[string]bool{}
+pages:
+	for page := 1; ; page++ {
+		p, err := a.modelsPage(ctx, e, q, page)
+		if err != nil {
+			return err
+		}
+		for _, m := range p.Data {
+			if m.ID == "" || seen[m.ID] {
+				continue
+			}
+			if len(out.Models) == maxFetchedModels {
+				out.Truncated = true
+				break pages
+			}
+			seen[m.ID] = true
+			out.Models = append(out.Models, m.ID)
+		}
+		if !p.HasMore {
+			break
+		}
+		cursor := p.LastID
+		if cursor == "" && len(p.Data) > 0 {
+			cursor = p.Data[len(p.Data)-1].ID
+		}
+		// More is said to exist, but there is no way to ask for it, or no
+		// more requests may be sent: what came is a part.
+		if cursor == "" || cursor == q.Get(after) || page == maxModelPages {
+			out.Truncated = true
+			break
+		}
+		q.Set(after, cursor)
 	}
-	if rep.status != http.StatusOK {
-		return &apiError{Status: http.StatusBadGateway, Code: "upstream_error",
-			Message: a.redact(e, fmt.Sprintf("%s answered %d to GET /v1/models: %s", e.Name, rep.status, head(rep.body, 300)))}
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(rep.body, &list); err != nil || len(list.Data) == 0 {
+	if len(out.Models) == 0 {
 		return &apiError{Status: http.StatusBadGateway, Code: "upstream_bad_models",
 			Message: fmt.Sprintf("%s's /v1/models did not list any models", e.Name)}
 	}
-	models := make([]string, 0, len(list.Data))
-	for _, m := range list.Data {
-		if m.ID != "" && !slices.Contains(models, m.ID) {
-			models = append(models, m.ID)
-		}
-	}
-	var updated store.Endpoint
-	err = a.mutate(r.Context(), func(ctx context.Context) error {
-		updated, err = a.db.UpdateEndpoint(ctx, id, store.EndpointPatch{Models: &models})
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"models": models, "endpoint": reply(updated)})
+	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// modelsPage reads page number n of e's model list, with query q.
+func (a *App) modelsPage(ctx context.Context, e store.Endpoint, q url.Values, n int) (modelsPage, error) {
+	which := "GET /v1/models"
+	if n > 1 {
+		which = fmt.Sprintf("GET /v1/models (page %d)", n)
+	}
+	rep, err := a.call(ctx, e, http.MethodGet, "/v1/models", q, nil)
+	if err != nil {
+		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
+			Message: a.redact(e, fmt.Sprintf("could not reach %s for %s: %v", e.Name, which, err))}
+	}
+	if redirect, ok := rep.redirected(); ok {
+		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_redirect",
+			Message: a.redact(e, fmt.Sprintf("%s, %s: %s", e.Name, which, redirect))}
+	}
+	if rep.status != http.StatusOK {
+		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_error",
+			Message: a.redact(e, fmt.Sprintf("%s answered %d to %s: %s", e.Name, rep.status, which, head(rep.body, 300)))}
+	}
+	var p modelsPage
+	if err := json.Unmarshal(rep.body, &p); err != nil {
+		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_bad_models",
+			Message: fmt.Sprintf("%s's answer to %s is not a model list: %v", e.Name, which, err)}
+	}
+	return p, nil
 }

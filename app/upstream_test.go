@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,14 +32,11 @@ func TestTestAndFetchModels(t *testing.T) {
 		t.Errorf("health lacks the test result: %+v", hs[0])
 	}
 
-	var fm struct {
-		Models   []string      `json:"models"`
-		Endpoint EndpointReply `json:"endpoint"`
-	}
+	var fm FetchModelsReply
 	r = h.do("POST", fmt.Sprintf("/api/endpoints/%d/fetch-models", e.ID), "")
 	r.decode(t, &fm)
 	want := []string{"claude-sonnet-4-5", "claude-haiku-4-5"}
-	if r.status != 200 || !slices.Equal(fm.Models, want) || !slices.Equal(fm.Endpoint.Models, want) {
+	if r.status != 200 || !slices.Equal(fm.Models, want) || fm.Truncated {
 		t.Errorf("fetch-models: %d %+v, want %v", r.status, fm, want)
 	}
 	for i, k := range *keys {
@@ -198,5 +196,134 @@ func TestLastTestSurvivesRestart(t *testing.T) {
 			t.Errorf("health after the tested endpoint was deleted = %+v, want no last test", hs)
 		}
 		h = h.restart()
+	}
+}
+
+// Fetch models follows the upstream's pages, stops at maxFetchedModels
+// with truncated set, and saves nothing: the user accepts the list with a
+// PUT (docs/BEHAVIOUR.md#health).
+func TestFetchModelsPages(t *testing.T) {
+	ids := func(prefix string, from, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s-%04d", prefix, from+i)
+		}
+		return out
+	}
+	type page struct {
+		ids     []string
+		hasMore bool
+		lastID  string
+	}
+	cases := []struct {
+		name      string
+		protocol  string
+		pages     map[string]page // by the request's query
+		want      []string
+		truncated bool
+		queries   []string
+	}{{
+		name: "anthropic pages", protocol: "anthropic",
+		pages: map[string]page{
+			"limit=1000":            {[]string{"a", "b"}, true, "b"},
+			"after_id=b&limit=1000": {[]string{"c", "b", "d"}, true, "d"},
+			"after_id=d&limit=1000": {[]string{"e"}, false, "e"},
+		},
+		want:    []string{"a", "b", "c", "d", "e"},
+		queries: []string{"limit=1000", "after_id=b&limit=1000", "after_id=d&limit=1000"},
+	}, {
+		name: "openai single page", protocol: "openai-chat",
+		pages:   map[string]page{"": {[]string{"gpt-4o", "gpt-4o-mini"}, false, ""}},
+		want:    []string{"gpt-4o", "gpt-4o-mini"},
+		queries: []string{""},
+	}, {
+		name: "openai has_more without last_id", protocol: "openai-chat",
+		pages: map[string]page{
+			"":        {[]string{"x", "y"}, true, ""},
+			"after=y": {[]string{"z"}, false, ""},
+		},
+		want:    []string{"x", "y", "z"},
+		queries: []string{"", "after=y"},
+	}, {
+		name: "a cursor that does not move", protocol: "anthropic",
+		pages: map[string]page{
+			"limit=1000":            {[]string{"a"}, true, "a"},
+			"after_id=a&limit=1000": {[]string{"b"}, true, "a"},
+		},
+		want: []string{"a", "b"}, truncated: true,
+		queries: []string{"limit=1000", "after_id=a&limit=1000"},
+	}, {
+		name: "more than the cap", protocol: "anthropic",
+		pages: map[string]page{
+			"limit=1000":                 {ids("m", 0, 1000), true, "m-0999"},
+			"after_id=m-0999&limit=1000": {ids("m", 1000, 1000), true, "m-1999"},
+			"after_id=m-1999&limit=1000": {ids("m", 2000, 1000), true, "m-2999"},
+			"after_id=m-2999&limit=1000": {ids("m", 3000, 1000), false, "m-3999"},
+		},
+		want: ids("m", 0, maxFetchedModels), truncated: true,
+		queries: []string{"limit=1000", "after_id=m-0999&limit=1000", "after_id=m-1999&limit=1000"},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			var mu sync.Mutex
+			var queries []string
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				queries = append(queries, r.URL.RawQuery)
+				mu.Unlock()
+				p, ok := tc.pages[r.URL.RawQuery]
+				if r.URL.Path != "/v1/models" || !ok {
+					http.Error(w, "no such page", 404)
+					return
+				}
+				data := make([]map[string]string, len(p.ids))
+				for i, id := range p.ids {
+					data[i] = map[string]string{"id": id, "type": "model"}
+				}
+				w.Header().Set("content-type", "application/json")
+				json.NewEncoder(w).Encode(map[string]any{"data": data, "has_more": p.hasMore, "last_id": p.lastID})
+			}))
+			defer up.Close()
+			e := h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"` + tc.protocol + `","models":["keep-*"]}`)
+
+			var fm FetchModelsReply
+			r := h.do("POST", fmt.Sprintf("/api/endpoints/%d/fetch-models", e.ID), "")
+			r.decode(t, &fm)
+			if r.status != 200 || !slices.Equal(fm.Models, tc.want) || fm.Truncated != tc.truncated {
+				t.Errorf("fetch-models: %d, %d models (truncated %v), want %d (truncated %v)\n got %.300v\nwant %.300v",
+					r.status, len(fm.Models), fm.Truncated, len(tc.want), tc.truncated, fm.Models, tc.want)
+			}
+			mu.Lock()
+			if !slices.Equal(queries, tc.queries) {
+				t.Errorf("the upstream was asked %q, want %q", queries, tc.queries)
+			}
+			mu.Unlock()
+			var got EndpointReply
+			h.do("GET", fmt.Sprintf("/api/endpoints/%d", e.ID), "").decode(t, &got)
+			if !slices.Equal(got.Models, []string{"keep-*"}) {
+				t.Errorf("models after fetch-models = %v, want them unchanged until the user accepts", got.Models)
+			}
+		})
+	}
+}
+
+// A page that fails fails the whole fetch: half a list is never offered.
+func TestFetchModelsPageFails(t *testing.T) {
+	h := newHarness(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("after_id") != "" {
+			http.Error(w, `{"type":"error","error":{"type":"api_error","message":"boom"}}`, 500)
+			return
+		}
+		io.WriteString(w, `{"data":[{"id":"a"}],"has_more":true,"last_id":"a"}`)
+	}))
+	defer up.Close()
+	e := h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"anthropic"}`)
+	r := h.do("POST", fmt.Sprintf("/api/endpoints/%d/fetch-models", e.ID), "")
+	var body struct{ Error apiError }
+	r.decode(t, &body)
+	if r.status != 502 || body.Error.Code != "upstream_error" || !strings.Contains(body.Error.Message, "page 2") {
+		t.Errorf("fetch-models: %d %s, want 502 upstream_error naming page 2", r.status, r.body)
 	}
 }

@@ -13,6 +13,7 @@ export interface Endpoint {
   fast_sort_order: number;
   sort_order: number;
   enabled: boolean;
+  models: string[];
 }
 
 export async function freePort(): Promise<number> {

@@ -66,6 +66,12 @@ test.describe('endpoints', () => {
     await expect(card.getByRole('status')).toContainText(/OK 200 in \d+ ms/);
     await card.getByRole('button', { name: 'Fetch models' }).click();
     await expect(card.getByRole('status')).toContainText('Fetched 2 models');
-    await expect(card).toContainText('claude-sonnet-4-5');
+    await expect(card.getByTestId('fetched-models')).toContainText('claude-sonnet-4-5');
+    // Fetching saves nothing; the list replaces the models once the user accepts it.
+    expect((await ccmesh.endpoints()).find((e) => e.name === 'fetchy')?.models).toEqual([]);
+    await card.getByRole('button', { name: 'Use these models' }).click();
+    await expect(card.getByRole('status')).toContainText('Saved 2 models');
+    await expect(card).toContainText('claude-sonnet-4-5, claude-haiku-4-5');
+    expect((await ccmesh.endpoints()).find((e) => e.name === 'fetchy')?.models).toEqual(['claude-sonnet-4-5', 'claude-haiku-4-5']);
   });
 });

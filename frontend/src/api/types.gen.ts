@@ -166,10 +166,10 @@ export interface ExportDoc {
   endpoints: EndpointPatch[];
 }
 
-/** Go: app.tsFetchModels */
+/** Go: app.FetchModelsReply */
 export interface FetchModelsReply {
   models: string[];
-  endpoint: EndpointReply;
+  truncated: boolean;
 }
 
 /** Go: app.Health */

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../api/context';
-import type { Endpoint, Health, TestResult } from '../api/types';
+import type { Endpoint, FetchModelsReply, Health, TestResult } from '../api/types';
 import { formatPercent, formatTime } from '../format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Countdown } from './Countdown';
@@ -24,6 +24,8 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
   const [busy, setBusy] = useState('');
   const [notice, setNotice] = useState<Notice>(null);
   const [confirming, setConfirming] = useState(false);
+  // The list Fetch models brought, shown until the user uses it or sets it aside.
+  const [fetched, setFetched] = useState<FetchModelsReply | null>(null);
 
   const status = health?.status ?? (ep.enabled ? 'healthy' : 'disabled');
   const open = health?.state === 'open';
@@ -89,6 +91,23 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           {notice.text}
         </p>
       )}
+      {fetched && (
+        <div className="fetched" data-testid="fetched-models">
+          <p>{t('endpoints.fetchedReview')}</p>
+          <pre className="code body-head">{fetched.models.join('\n')}</pre>
+          <div className="actions">
+            <button type="button" className="primary" disabled={!!busy} onClick={() => run('accept', async () => {
+              const saved = await api.updateEndpoint(ep.id, { models: fetched.models });
+              setFetched(null);
+              onChanged(saved);
+              return { kind: 'ok', text: t('endpoints.modelsSaved', { count: saved.models.length }) };
+            })}>
+              {t('endpoints.useModels')}
+            </button>
+            <button type="button" disabled={!!busy} onClick={() => setFetched(null)}>{t('endpoints.discardModels')}</button>
+          </div>
+        </div>
+      )}
       <div className="actions" role="group" aria-label={t('endpoints.actions', { name: ep.name })}>
         <button type="button" onClick={onEdit}>{t('endpoints.edit')}</button>
         <button type="button" disabled={!!busy} onClick={() => run('toggle', async () => onChanged(await api.updateEndpoint(ep.id, { enabled: !ep.enabled })))}>
@@ -101,9 +120,11 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           {busy === 'test' ? t('endpoints.testing') : t('endpoints.test')}
         </button>
         <button type="button" disabled={!!busy} onClick={() => run('models', async () => {
+          setFetched(null);
           const r = await api.fetchModels(ep.id);
-          onChanged(r.endpoint);
-          return { kind: 'ok', text: t('endpoints.fetchedModels', { count: r.models.length }) };
+          setFetched(r);
+          const text = t('endpoints.fetchedModels', { count: r.models.length });
+          return { kind: 'ok', text: r.truncated ? `${text} ${t('endpoints.fetchedTruncated')}` : text };
         })}>
           {t('endpoints.fetchModels')}
         </button>
