@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -77,8 +75,9 @@ func (p *breakerPersister) run(ctx context.Context) {
 }
 
 // flush writes every queued transition to the audit trail and each touched
-// breaker's current state row. What fails to be written is queued again
-// for the next flush.
+// breaker's current state row, all in one store transaction: if it fails,
+// nothing of it was written and the whole batch is queued again for the
+// next flush, so no audit entry is ever written twice.
 func (p *breakerPersister) flush(ctx context.Context) error {
 	p.flushMu.Lock()
 	defer p.flushMu.Unlock()
@@ -86,37 +85,36 @@ func (p *breakerPersister) flush(ctx context.Context) error {
 	batch := p.pending
 	p.pending = nil
 	p.mu.Unlock()
-	var errs []error
-	var retry []breaker.Transition
-	saved := map[int64]error{}
+	var (
+		kept   []breaker.Transition
+		states []store.BreakerState
+		events []store.BreakerEvent
+		saved  = map[int64]bool{}
+	)
 	for _, t := range batch {
 		if _, ok := p.src.endpointByID(t.ID); !ok {
 			continue // deleted meanwhile
 		}
-		if _, done := saved[t.ID]; !done {
+		kept = append(kept, t)
+		if !saved[t.ID] {
 			// The breaker's current snapshot, not the transition's: callbacks
 			// from concurrent requests may have queued out of order.
-			saved[t.ID] = p.db.SaveBreakerState(ctx, stateRow(t.ID, p.src.Breakers().Get(t.ID).Snapshot()))
-			if err := saved[t.ID]; err != nil {
-				errs = append(errs, fmt.Errorf("save breaker state of endpoint %d: %w", t.ID, err))
-			}
+			saved[t.ID] = true
+			states = append(states, stateRow(t.ID, p.src.Breakers().Get(t.ID).Snapshot()))
 		}
-		ev := store.BreakerEvent{
+		events = append(events, store.BreakerEvent{
 			At: t.At, EndpointID: t.ID, Endpoint: p.src.endpointName(t.ID),
 			Cause: t.Cause.String(), From: t.From.String(), To: t.To.String(), Reason: t.Reason.String(),
-		}
-		_, err := p.db.AddBreakerEvent(ctx, ev)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("audit breaker event of endpoint %d: %w", t.ID, err))
-		}
-		if err != nil || saved[t.ID] != nil {
-			retry = append(retry, t)
-		}
+		})
 	}
-	if len(retry) > 0 {
+	if len(kept) == 0 {
+		return nil
+	}
+	if err := p.db.SaveBreakerTransitions(ctx, states, events); err != nil {
 		p.mu.Lock()
-		p.pending = append(retry, p.pending...)
+		p.pending = append(kept, p.pending...)
 		p.mu.Unlock()
+		return err
 	}
-	return errors.Join(errs...)
+	return nil
 }

@@ -221,6 +221,10 @@ func (a *App) putIDs(set func(*store.DB, context.Context, []int64) error) func(h
 	}
 }
 
+// codeNotSaved answers a force action that took effect but could not be
+// saved (docs/BEHAVIOUR.md#manual-control).
+const codeNotSaved = "not_saved"
+
 // forceBreaker force-opens or force-closes an endpoint's breaker
 // (docs/BEHAVIOUR.md#manual-control); the state and the audit entry are saved before the reply.
 func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) error {
@@ -231,15 +235,23 @@ func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) e
 		}
 		id := e.ID
 		b := a.breakers.Get(id)
-		action := "force-close"
+		action, state := "force-close", "closed"
 		if open {
-			action = "force-open"
+			action, state = "force-open", "open"
 			b.ForceOpen()
 		} else {
 			b.ForceClose()
 		}
 		if err := a.persist.flush(r.Context()); err != nil {
-			return err
+			// The breaker has changed and routing follows it: the answer
+			// says so, and the UI shows it, rather than a bare failure.
+			a.log.Error().Err(err).Str("code", "APP-002").Int64("endpoint_id", id).Str("action", action).
+				Msg("breaker forced but not saved")
+			a.events.Publish("health", a.Health())
+			return &apiError{Status: http.StatusInternalServerError, Code: codeNotSaved,
+				Message: fmt.Sprintf("endpoint %s's breaker is forced %s now, and routing follows it, but saving that failed (%v); "+
+					"ccmesh saves it with the next breaker change or at shutdown, and if it stops before then the breaker "+
+					"comes back as last saved", e.Name, state, err)}
 		}
 		a.log.Info().Int64("endpoint_id", id).Str("endpoint", e.Name).Str("action", action).Msg("breaker forced")
 		h := a.healthOf(id, e.Name, e.Enabled, time.Now())

@@ -94,8 +94,9 @@ func (in *endpointInput) validate(create bool) *apiError {
 }
 
 // validateImport validates an import's endpoints as the store will apply
-// them, in order: one whose name exists (or an earlier one made) updates
-// it, any other is a create. existing names the endpoints stored now.
+// them, in order: one whose name exists updates it, any other is a create.
+// existing names the endpoints stored now. A name given twice passes here
+// as an update, for the store to refuse as a duplicate with both places.
 func validateImport(eps []endpointInput, existing []store.Endpoint) *apiError {
 	names := make(map[string]bool, len(existing)+len(eps))
 	for _, e := range existing {

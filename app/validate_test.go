@@ -224,8 +224,8 @@ func TestBadJSONMessages(t *testing.T) {
 }
 
 // An import validates its endpoints as the store applies them: an
-// endpoint whose name exists, or was made earlier in the same import, is
-// an update and needs no protocol; any other is a create and gets auth auto.
+// endpoint whose name exists is an update and needs no protocol; any other
+// is a create and gets auth auto. A name may appear once in an import.
 func TestImportValidation(t *testing.T) {
 	h := newHarness(t)
 	h.mustCreate(`{"name":"old","base_url":"https://old.example","protocol":"openai-chat","auth":"bearer"}`)
@@ -263,8 +263,7 @@ func TestImportValidation(t *testing.T) {
 
 	good := `{"version":1,"endpoints":[` +
 		`{"name":"old","base_url":"https://old2.example","breaker_overrides":{"success_threshold":4,"q":1}},` +
-		`{"name":"new","base_url":"https://n.example","protocol":"anthropic"},` +
-		`{"name":"new","base_url":"https://n2.example"}]}`
+		`{"name":"new","base_url":"https://n2.example","protocol":"anthropic"}]}`
 	if r := h.do("POST", "/api/import", good); r.status != 200 {
 		t.Fatalf("import: %d %s", r.status, r.body)
 	}

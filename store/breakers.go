@@ -11,33 +11,82 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// upsertBreakerState is the statement that stores a breaker state,
+// replacing the last one of its endpoint.
+const upsertBreakerState = `INSERT INTO breaker_state (endpoint_id, state, reason,
+	opened_at, until, consecutive_failures, half_open_successes, reopens, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state,
+		reason = excluded.reason, opened_at = excluded.opened_at, until = excluded.until,
+		consecutive_failures = excluded.consecutive_failures,
+		half_open_successes = excluded.half_open_successes,
+		reopens = excluded.reopens, updated_at = excluded.updated_at`
+
+func breakerStateArgs(s BreakerState, now time.Time) []any {
+	if s.UpdatedAt.IsZero() {
+		s.UpdatedAt = now
+	}
+	return []any{s.EndpointID, s.State, s.Reason, toMillis(s.OpenedAt), toMillis(s.Until),
+		s.ConsecutiveFailures, s.HalfOpenSuccesses, s.Reopens, toMillis(s.UpdatedAt)}
+}
+
+const insertBreakerEvent = `INSERT INTO breaker_events (at, endpoint_id, endpoint,
+	cause, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+func breakerEventArgs(e BreakerEvent, now time.Time) []any {
+	if e.At.IsZero() {
+		e.At = now
+	}
+	return []any{toMillis(e.At), e.EndpointID, e.Endpoint, e.Cause, e.From, e.To, e.Reason}
+}
+
+func isForeignKeyError(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
 // SaveBreakerState stores an endpoint's breaker state, replacing the last
 // one. An endpoint that no longer exists gives an error wrapping
 // ErrNotFound (its breaker may report after a concurrent delete). A zero
 // UpdatedAt is set to now.
 func (db *DB) SaveBreakerState(ctx context.Context, s BreakerState) error {
-	if s.UpdatedAt.IsZero() {
-		s.UpdatedAt = time.Now()
-	}
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO breaker_state (endpoint_id, state, reason,
-			opened_at, until, consecutive_failures, half_open_successes, reopens, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state,
-				reason = excluded.reason, opened_at = excluded.opened_at, until = excluded.until,
-				consecutive_failures = excluded.consecutive_failures,
-				half_open_successes = excluded.half_open_successes,
-				reopens = excluded.reopens, updated_at = excluded.updated_at`,
-			s.EndpointID, s.State, s.Reason, toMillis(s.OpenedAt), toMillis(s.Until),
-			s.ConsecutiveFailures, s.HalfOpenSuccesses, s.Reopens, toMillis(s.UpdatedAt))
-		var se *sqlite.Error
-		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
+		_, err := tx.ExecContext(ctx, upsertBreakerState, breakerStateArgs(s, time.Now())...)
+		if isForeignKeyError(err) {
 			return ErrNotFound
 		}
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("save breaker state of endpoint %d: %w", s.EndpointID, err)
+	}
+	return nil
+}
+
+// SaveBreakerTransitions stores breaker states and appends audit entries
+// in one transaction: all of them are written or none is, so a caller that
+// tries again after an error never writes an entry twice
+// (docs/BEHAVIOUR.md#breaker-persistence). The state of an endpoint that no
+// longer exists is skipped (deleting it removed its state); its entries
+// are kept, as the trail outlives endpoints. Zero times are set to now.
+func (db *DB) SaveBreakerTransitions(ctx context.Context, states []BreakerState, events []BreakerEvent) error {
+	now := time.Now()
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		for _, s := range states {
+			_, err := tx.ExecContext(ctx, upsertBreakerState, breakerStateArgs(s, now)...)
+			if err != nil && !isForeignKeyError(err) {
+				return fmt.Errorf("save breaker state of endpoint %d: %w", s.EndpointID, err)
+			}
+		}
+		for _, e := range events {
+			if _, err := tx.ExecContext(ctx, insertBreakerEvent, breakerEventArgs(e, now)...); err != nil {
+				return fmt.Errorf("add breaker event for endpoint %d: %w", e.EndpointID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save breaker transitions: %w", err)
 	}
 	return nil
 }
@@ -73,14 +122,9 @@ func (db *DB) LoadBreakerStates(ctx context.Context) ([]BreakerState, error) {
 // AddBreakerEvent appends to the audit trail and returns the event's id.
 // A zero At is set to now.
 func (db *DB) AddBreakerEvent(ctx context.Context, e BreakerEvent) (int64, error) {
-	if e.At.IsZero() {
-		e.At = time.Now()
-	}
 	var id int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO breaker_events (at, endpoint_id, endpoint,
-			cause, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			toMillis(e.At), e.EndpointID, e.Endpoint, e.Cause, e.From, e.To, e.Reason)
+		res, err := tx.ExecContext(ctx, insertBreakerEvent, breakerEventArgs(e, time.Now())...)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,11 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// MaxSortOrder is the highest sort_order and fast_sort_order the admin API
+// takes (docs/BEHAVIOUR.md#bad-input-and-faults). An endpoint appended
+// after one there gets it too, and ties go by id, which only grows.
+const MaxSortOrder = 1_000_000
+
 const endpointColumns = `id, name, base_url, api_key, protocol, auth, models, model_map,
 	enabled, fast, fast_sort_order, sort_order, breaker_overrides, created_at, updated_at`
 
@@ -103,7 +108,7 @@ func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint,
 	}
 	if p.SortOrder == nil {
 		if err := tx.QueryRowContext(ctx,
-			`SELECT coalesce(max(sort_order) + 1, 0) FROM endpoints`).Scan(&e.SortOrder); err != nil {
+			`SELECT min(coalesce(max(sort_order) + 1, 0), ?) FROM endpoints`, MaxSortOrder).Scan(&e.SortOrder); err != nil {
 			return Endpoint{}, err
 		}
 	}
@@ -272,7 +277,7 @@ func endpointIDs(ctx context.Context, tx *sql.Tx) (map[int64]bool, error) {
 
 func nextFastOrder(ctx context.Context, tx *sql.Tx, dst *int) error {
 	return tx.QueryRowContext(ctx,
-		`SELECT coalesce(max(fast_sort_order) + 1, 0) FROM endpoints WHERE fast != 0`).Scan(dst)
+		`SELECT min(coalesce(max(fast_sort_order) + 1, 0), ?) FROM endpoints WHERE fast != 0`, MaxSortOrder).Scan(dst)
 }
 
 func checkUniqueName(ctx context.Context, tx *sql.Tx, name string, exceptID int64) error {

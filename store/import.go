@@ -14,8 +14,21 @@ import (
 // PutSettings takes it, replaces the stored one unless it is nil. It returns how many endpoints it created or
 // updated. A rejected endpoint is a *ValidationError whose Field is
 // prefixed with its position ("endpoints[2].base_url"), and nothing is
-// changed.
+// changed. A name may appear once in a document: a second one is a
+// duplicate_name, not a second edit of the first.
 func (db *DB) Import(ctx context.Context, endpoints []EndpointPatch, settings json.RawMessage) (int, error) {
+	first := make(map[string]int, len(endpoints))
+	for i, p := range endpoints {
+		if p.Name == nil {
+			continue
+		}
+		if j, ok := first[*p.Name]; ok {
+			return 0, &ValidationError{Field: fmt.Sprintf("endpoints[%d].name", i), Code: CodeDuplicateName,
+				Message: fmt.Sprintf("endpoint %d (%s): the name %q appears twice in this import (endpoints %d and %d); "+
+					"each endpoint may appear once", i+1, *p.Name, *p.Name, j+1, i+1)}
+		}
+		first[*p.Name] = i
+	}
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		for i, p := range endpoints {
 			if err := importEndpoint(ctx, tx, p); err != nil {

@@ -113,17 +113,32 @@ func scanLog(s scanner) (RequestLog, error) {
 	return r, nil
 }
 
-// Stats counts requests and errors per minute and final endpoint since the
-// given time, oldest minute first. An error is a status ≥ 400 or a stream
-// that did not end "complete" (docs/BEHAVIOUR.md#request-log: a stream broken after a 200 is not
-// a success). Requests that reached no endpoint are counted under
-// EndpointID 0.
+// Stats counts requests and errors per minute and endpoint since the given
+// time, oldest minute first, per attempt (docs/BEHAVIOUR.md#request-log):
+// each attempt in a row's history is a request to its endpoint. An attempt
+// the loop moved on from failed; the last one is an error when the row is:
+// a status ≥ 400, or a stream that did not end "complete" (a stream broken
+// after a 200 is not a success). A row of at most one attempt counts once,
+// under its own endpoint — the one it tried, or EndpointID 0 when it
+// reached none — so only failovers cost reading their history.
 func (db *DB) Stats(ctx context.Context, since time.Time) ([]StatPoint, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT at / 60000 AS minute, endpoint_id,
-		max(endpoint), count(*),
-		sum(status >= 400 OR stream_end NOT IN ('', 'complete'))
-		FROM request_logs WHERE at >= ?
-		GROUP BY minute, endpoint_id ORDER BY minute, endpoint_id`, since.UnixMilli())
+	rows, err := db.sql.QueryContext(ctx, `WITH logs AS (
+			SELECT at, endpoint_id, endpoint, history,
+				status >= 400 OR stream_end NOT IN ('', 'complete') AS failed,
+				CASE WHEN attempts > 1 THEN coalesce(json_valid(history), 0)
+					AND json_type(history) = 'array' AND json_array_length(history) > 0
+					ELSE 0 END AS failover
+			FROM request_logs WHERE at >= ?
+		), counted AS (
+			SELECT at, endpoint_id, endpoint, failed FROM logs WHERE NOT failover
+			UNION ALL
+			SELECT r.at, json_extract(a.value, '$.endpoint_id'), json_extract(a.value, '$.endpoint'),
+				CASE WHEN a.key < json_array_length(r.history) - 1 THEN 1 ELSE r.failed END
+			FROM logs r, json_each(r.history) a WHERE r.failover
+		)
+		SELECT at / 60000 AS minute, coalesce(endpoint_id, 0) AS id, coalesce(max(endpoint), ''),
+			count(*), sum(failed)
+		FROM counted GROUP BY minute, id ORDER BY minute, id`, since.UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("request stats: %w", err)
 	}

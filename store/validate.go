@@ -5,8 +5,10 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Validation codes (ValidationError.Code). They are stable: the admin API
@@ -55,6 +57,11 @@ func checkName(e *Endpoint) *ValidationError {
 		return invalid("name", CodeInvalidName,
 			"name %q must be 1 to 64 characters of letters, digits, '.', '_' or '-' (it is used in @name/model)", e.Name)
 	}
+	if e.Name == "." || e.Name == ".." {
+		// They read as path segments: @../model is no endpoint name.
+		return invalid("name", CodeInvalidName,
+			"name %q cannot be used: . and .. read as paths in @name/model; add a letter or digit", e.Name)
+	}
 	return nil
 }
 
@@ -63,13 +70,28 @@ func checkName(e *Endpoint) *ValidationError {
 // the URL: a pasted one may carry a key in its query or user info, and
 // errors end up in logs.
 func checkBaseURL(e *Endpoint) *ValidationError {
-	e.BaseURL = strings.TrimRight(strings.TrimSpace(e.BaseURL), "/")
+	// Spaces and slashes in any mix, so that normalising twice changes
+	// nothing more ("https://a/ /" is "https://a" at once).
+	e.BaseURL = strings.TrimRightFunc(strings.TrimSpace(e.BaseURL), func(r rune) bool {
+		return r == '/' || unicode.IsSpace(r)
+	})
 	if e.BaseURL == "" {
 		return invalid("base_url", CodeRequired, "base_url is required, e.g. https://api.anthropic.com")
 	}
+	if !utf8.ValidString(e.BaseURL) {
+		return invalid("base_url", CodeInvalidURL, "base_url is not valid UTF-8 text; type or paste it again")
+	}
 	u, err := url.Parse(e.BaseURL)
 	if err != nil {
+		if strings.Contains(err.Error(), "invalid port") {
+			return invalid("base_url", CodeInvalidURL, "base_url's port must be a number from 1 to 65535")
+		}
 		return invalid("base_url", CodeInvalidURL, "base_url is not a valid URL, e.g. https://relay.example/api")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return invalid("base_url", CodeInvalidURL, "base_url's port must be a number from 1 to 65535")
+		}
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
@@ -88,11 +110,15 @@ func checkBaseURL(e *Endpoint) *ValidationError {
 }
 
 // checkAPIKey trims a pasted key's stray spaces and newlines and rejects
-// other control characters, which could never be sent in a header.
+// other control characters, which could never be sent in a header, and
+// text that is not UTF-8 or holds U+FFFD, the mark of bytes lost on the way.
 func checkAPIKey(e *Endpoint) *ValidationError {
 	e.APIKey = strings.TrimSpace(e.APIKey)
 	if strings.ContainsFunc(e.APIKey, unicode.IsControl) {
 		return invalid("api_key", CodeInvalidAPIKey, "api_key contains control characters; paste the key alone")
+	}
+	if !utf8.ValidString(e.APIKey) || strings.ContainsRune(e.APIKey, utf8.RuneError) {
+		return invalid("api_key", CodeInvalidAPIKey, "api_key is not valid UTF-8 text (it was damaged when copied); paste the key again")
 	}
 	return nil
 }
@@ -101,6 +127,8 @@ func checkAPIKey(e *Endpoint) *ValidationError {
 // '?', '[...]' and '\', which model names never mean.
 func checkModelPattern(p string) string {
 	switch {
+	case !utf8.ValidString(p):
+		return "is not valid UTF-8 text"
 	case strings.TrimSpace(p) == "":
 		return "is empty"
 	case strings.ContainsAny(p, `?[]\`):
@@ -128,6 +156,9 @@ func checkModelMap(e *Endpoint) *ValidationError {
 		}
 		if strings.TrimSpace(to) == "" {
 			return invalid("model_map", CodeInvalidModelMap, "model_map %q maps to an empty model name", from)
+		}
+		if !utf8.ValidString(to) {
+			return invalid("model_map", CodeInvalidModelMap, "model_map %q maps to a name that is not valid UTF-8 text", from)
 		}
 	}
 	return nil
