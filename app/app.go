@@ -149,6 +149,7 @@ func (a *App) start(ctx context.Context) error {
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
 		OnWrite:   a.onLogsWritten,
 		Retention: a.retention,
+		Logger:    a.log,
 	})
 	a.proxy = proxy.New(proxy.Options{
 		Breakers:  a.breakers,

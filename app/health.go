@@ -88,16 +88,24 @@ func (a *App) healthOf(id int64, name string, enabled bool, now time.Time) Healt
 
 // healthLoop publishes the health list when it changed, checking once a
 // second: often enough for "within a second" in the UI, and an Open
-// endpoint's countdown is derived by the UI from retry_in_ms.
+// endpoint's countdown is derived by the UI from retry_in_ms. It also
+// publishes info when request log rows were lost since the last check.
 func (a *App) healthLoop(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	var last []byte
+	var lost [2]uint64 // log rows dropped and failed, as last published
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		// The counts change on the request path and the log writer's
+		// goroutine, where nothing may be published; info carries them.
+		if now := [2]uint64{a.logw.Dropped(), a.logw.Failed()}; now != lost {
+			lost = now
+			a.events.Publish("info", a.Info())
 		}
 		if a.events.Subscribers() == 0 {
 			last = nil

@@ -10,6 +10,11 @@ type Info struct {
 	DataDir  string `json:"data_dir"`
 	Paused   bool   `json:"paused"`
 	Headless bool   `json:"headless"`
+	// Request log rows lost since start (docs/BEHAVIOUR.md#request-log):
+	// refused because the writer's queue was full, and accepted but not
+	// written (the process log says why, code LOG-001).
+	LogRowsDropped uint64 `json:"log_rows_dropped"`
+	LogRowsFailed  uint64 `json:"log_rows_failed"`
 }
 
 // Version is set at build time with -ldflags "-X github.com/ccmesh/ccmesh/app.Version=…".
@@ -24,6 +29,9 @@ func (a *App) Info() Info {
 		DataDir:  a.opts.DataDir,
 		Paused:   a.paused.Load(),
 		Headless: a.opts.Headless,
+
+		LogRowsDropped: a.logw.Dropped(),
+		LogRowsFailed:  a.logw.Failed(),
 	}
 }
 

@@ -36,7 +36,8 @@ type LogWriterOptions struct {
 	Retention func() (rows int, age time.Duration)
 	// PruneInterval is how often Retention is applied; 0 means a minute.
 	PruneInterval time.Duration
-	// Logger reports failed writes and prunes; the zero Logger is silent.
+	// Logger reports failed writes and prunes, each with a stable "code"
+	// field (LOG-001 …); the zero Logger is silent.
 	Logger zerolog.Logger
 }
 
@@ -212,8 +213,9 @@ func (w *LogWriter) write(batch []RequestLog) {
 		runtime.Gosched() // as in insertLogs: no burst holds the only P
 	}
 	if err := w.db.insertLogs(w.ctx, batch, routing, history); err != nil {
+		// Logged before it is counted: whoever sees the count finds the line.
+		w.log.Error().Err(err).Str("code", "LOG-001").Int("rows", len(batch)).Msg("write request logs: rows lost")
 		w.failed.Add(uint64(len(batch)))
-		w.log.Error().Err(err).Int("rows", len(batch)).Msg("write request logs")
 		return
 	}
 	if w.opts.OnWrite != nil {
@@ -230,7 +232,7 @@ func (w *LogWriter) encode(v any, field string) []byte {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		w.log.Error().Err(err).Str("field", field).Msg("encode request log")
+		w.log.Error().Err(err).Str("code", "LOG-002").Str("field", field).Msg("encode request log")
 		return nil
 	}
 	if string(b) == "null" {
@@ -246,7 +248,7 @@ func (w *LogWriter) prune() {
 	}
 	n, err := w.db.Prune(w.ctx, rows, age)
 	if err != nil {
-		w.log.Error().Err(err).Msg("prune request logs")
+		w.log.Error().Err(err).Str("code", "LOG-003").Msg("prune request logs")
 		return
 	}
 	if n > 0 {

@@ -196,6 +196,8 @@ export interface Info {
   data_dir: string;
   paused: boolean;
   headless: boolean;
+  log_rows_dropped: number;
+  log_rows_failed: number;
 }
 
 /** Go: app.tsLogPage */

@@ -120,6 +120,9 @@ export function SettingsPanel() {
             )}
           </div>
         </fieldset>
+        <p className="muted" data-testid="log-rows-lost">
+          {t('settings.logRowsDropped', { n: info?.log_rows_dropped ?? 0 })} · {t('settings.logRowsFailed', { n: info?.log_rows_failed ?? 0 })}
+        </p>
         {field('client_token', t('settings.clientToken'), (id) => (
           <input id={id} type="password" autoComplete="off" value={draft.client_token ?? ''} onChange={(e) => setDraft({ ...draft, client_token: e.target.value })} />
         ))}

@@ -185,6 +185,8 @@ const en = {
     retention: 'Log retention',
     retentionRows: 'Keep newest rows',
     retentionDays: 'Keep days',
+    logRowsDropped: 'Request log rows dropped since start (queue full): {{n}}',
+    logRowsFailed: 'not written (see ccmesh.log): {{n}}',
     clientToken: 'Client token (empty = none)',
     notifications: 'Desktop notifications',
     save: 'Save settings',

@@ -187,6 +187,8 @@ const zhCN: Strings = {
     retention: '日志保留',
     retentionRows: '保留最新行数',
     retentionDays: '保留天数',
+    logRowsDropped: '启动以来丢弃的请求日志行（队列已满）：{{n}}',
+    logRowsFailed: '未能写入（见 ccmesh.log）：{{n}}',
     clientToken: '客户端令牌（留空 = 不需要）',
     notifications: '桌面通知',
     save: '保存设置',
