@@ -32,6 +32,12 @@ export const test = base.extend<Fixtures>({
     await Promise.all(started.map((u) => u.close()));
   },
   openUI: async ({ page, ccmesh }, use) => {
+    // The UI is served with a strict Content-Security-Policy; anything it
+    // blocks (an inline style or script, a foreign request) fails the test.
+    const blocked: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(msg.text())) blocked.push(msg.text());
+    });
     await use(async (hash = '') => {
       await page.goto(ccmesh.uiURL + hash);
       await expect(page.getByRole('tablist')).toBeVisible();
@@ -40,6 +46,7 @@ export const test = base.extend<Fixtures>({
       });
       return page;
     });
+    expect(blocked, 'CSP violations').toEqual([]);
   },
 });
 
