@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/ccmesh/ccmesh/breaker"
@@ -24,6 +26,8 @@ import (
 func (a *App) api(mux *http.ServeMux) {
 	h := func(pattern string, f func(http.ResponseWriter, *http.Request) error) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			// For readBody's deadline.
+			r = r.WithContext(context.WithValue(r.Context(), controllerKey{}, http.NewResponseController(w)))
 			if err := f(w, r); err != nil {
 				a.writeErr(w, r, err)
 			}
@@ -134,16 +138,58 @@ func notFoundWhat(r *http.Request) string {
 // fits easily).
 const maxAdminBody = 4 << 20
 
-// decodeJSON reads one JSON value into v, with errors a user can act on.
+// adminBodyTimeout bounds how long an admin API request body may take to
+// arrive (docs/BEHAVIOUR.md#bad-input-and-faults).
+const adminBodyTimeout = 10 * time.Second
+
+// controllerKey is the request context key of the handler's
+// *http.ResponseController, which api's routes put there.
+type controllerKey struct{}
+
+// decodeJSON reads the request body (readBody) and decodes it into v
+// (decodeBody). Handlers call it before taking any lock.
 func decodeJSON(r *http.Request, v any) error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
+	body, err := readBody(r)
 	if err != nil {
-		return errBadRequest("bad_body", "", "could not read the request body: %v", err)
+		return err
 	}
-	if len(body) > maxAdminBody {
-		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
+	return decodeBody(body, v)
+}
+
+// readBody reads an admin API request body: at most maxAdminBody bytes,
+// arriving within adminBodyTimeout, so that a client trickling a body
+// holds nothing for long. Read it before taking a lock.
+func readBody(r *http.Request) ([]byte, error) {
+	// A writer without deadlines (the desktop window's in-process asset
+	// server) has no network to wait on.
+	rc, _ := r.Context().Value(controllerKey{}).(*http.ResponseController)
+	deadline := rc != nil && rc.SetReadDeadline(time.Now().Add(adminBodyTimeout)) == nil
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxAdminBody+1))
+	if deadline && err == nil && len(body) <= maxAdminBody {
+		// Cleared once the whole body is read: a deadline passing while the
+		// handler works would make the server cancel the request's context.
+		// Otherwise it stays, so that the server gives up on the rest of
+		// the body at once instead of waiting for it before the answer.
+		_ = rc.SetReadDeadline(time.Time{}) // it was set just before
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, &apiError{Status: http.StatusRequestTimeout, Code: "body_timeout",
+			Message: fmt.Sprintf("the request body did not arrive within %v; send it again", adminBodyTimeout)}
+	case err != nil:
+		return nil, errBadRequest("bad_body", "", "could not read the request body: %v", err)
+	case len(body) > maxAdminBody:
+		return nil, &apiError{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
 			Message: fmt.Sprintf("request body is larger than %d bytes", maxAdminBody)}
 	}
+	return body, nil
+}
+
+// decodeBody decodes one JSON value into v, with errors a user can act on:
+// a wrong type names the field (bad_json), and so do a key v has no field
+// for (unknown_field) and a string that is not UTF-8 (invalid_utf8), which
+// encoding/json would skip and mangle without a word (checkFields).
+func decodeBody(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		switch {
@@ -158,6 +204,9 @@ func decodeJSON(r *http.Request, v any) error {
 				te.Value, typeName(te.Type))
 		}
 		return errBadRequest("bad_json", "", "request body is not valid JSON: %v", err)
+	}
+	if err := checkFields(body, reflect.TypeOf(v)); err != nil {
+		return err
 	}
 	return nil
 }

@@ -81,12 +81,18 @@ func (a *App) getSettings(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
+	// Read before the write lock: a body that trickles in must not hold up
+	// every other change.
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
 	var saved Settings
-	err := a.mutate(r.Context(), func(ctx context.Context) error {
+	err = a.mutate(r.Context(), func(ctx context.Context) error {
 		// Decoding onto a copy of the current settings merges: fields the
 		// body leaves out keep their values.
 		s := a.state.Load().Settings.clone()
-		if err := decodeJSON(r, &s); err != nil {
+		if err := decodeBody(body, &s); err != nil {
 			return err
 		}
 		if err := validateSettings(s); err != nil {

@@ -132,11 +132,11 @@ func TestEndpointAppFieldValidation(t *testing.T) {
 }
 
 // Breaker overrides are stored with the parameters they set, as the API
-// shows them: unknown names and nulls are dropped, and the breaker uses them.
+// shows them: nulls are dropped, and the breaker uses them.
 func TestEndpointOverridesStored(t *testing.T) {
 	h := newHarness(t)
 	e := h.mustCreate(`{"name":"a","base_url":"https://a.example","protocol":"anthropic","auth":"bearer",` +
-		`"breaker_overrides":{"failure_threshold":3, "timeout_ms":30000,"later":[1],"quota_timeout_ms":null,"disabled":false}}`)
+		`"breaker_overrides":{"failure_threshold":3, "timeout_ms":30000,"quota_timeout_ms":null,"disabled":false}}`)
 	const want = `{"failure_threshold":3,"timeout_ms":30000,"disabled":false}`
 	if string(e.BreakerOverrides) != want || e.Auth != "bearer" {
 		t.Errorf("created breaker_overrides %s auth %q, want %s bearer", e.BreakerOverrides, e.Auth, want)
@@ -147,7 +147,7 @@ func TestEndpointOverridesStored(t *testing.T) {
 	steps := []struct{ body, want string }{
 		{`{"enabled":false}`, want},
 		{`{"breaker_overrides":null}`, want},
-		{`{"breaker_overrides":{"min_requests":7,"zzz":{}}}`, `{"min_requests":7}`},
+		{`{"breaker_overrides":{"min_requests":7}}`, `{"min_requests":7}`},
 		{`{"breaker_overrides":{}}`, `{}`},
 	}
 	for _, st := range steps {
@@ -262,7 +262,7 @@ func TestImportValidation(t *testing.T) {
 	}
 
 	good := `{"version":1,"endpoints":[` +
-		`{"name":"old","base_url":"https://old2.example","breaker_overrides":{"success_threshold":4,"q":1}},` +
+		`{"name":"old","base_url":"https://old2.example","breaker_overrides":{"success_threshold":4}},` +
 		`{"name":"new","base_url":"https://n2.example","protocol":"anthropic"}]}`
 	if r := h.do("POST", "/api/import", good); r.status != 200 {
 		t.Fatalf("import: %d %s", r.status, r.body)
