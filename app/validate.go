@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -24,7 +26,71 @@ const (
 	codeInvalidProtocol = "invalid_protocol"
 	codeInvalidAuth     = "invalid_auth"
 	codeInvalidSetting  = "invalid_setting"
+	codeOutOfRange      = "out_of_range"
 )
+
+const (
+	msPerHour = int64(time.Hour / time.Millisecond)
+	msPerWeek = 7 * 24 * msPerHour
+)
+
+// numRange is the range of one number the admin API takes.
+type numRange struct {
+	min, max int64
+	words    string // the range as a person says it, or ""
+}
+
+// ranges are the bounds of every duration, count and order the admin API
+// takes, by JSON name: the settings, an endpoint's orders and the breaker
+// parameters (docs/BEHAVIOUR.md#bad-input-and-faults). checkRanges applies
+// them; breaker.Overrides.Validate, which runs first, says the same lower
+// bounds in its own words.
+var ranges = map[string]numRange{
+	"first_byte_timeout_ms":     {1, msPerHour, "1 ms to 1 h"},
+	"idle_timeout_ms":           {1, msPerHour, "1 ms to 1 h"},
+	"max_body_bytes":            {1 << 10, 1 << 30, "1 KiB to 1 GiB"},
+	"log_retention_rows":        {100, 10_000_000, ""},
+	"log_retention_days":        {1, 3650, "1 day to 10 years"},
+	"sort_order":                {0, store.MaxSortOrder, ""},
+	"fast_sort_order":           {0, store.MaxSortOrder, ""},
+	"failure_threshold":         {1, 10_000, ""},
+	"success_threshold":         {1, 10_000, ""},
+	"min_requests":              {1, 10_000, ""},
+	"timeout_ms":                {1, msPerWeek, "1 ms to 7 days"},
+	"rate_limit_timeout_ms":     {1, msPerWeek, "1 ms to 7 days"},
+	"max_rate_limit_timeout_ms": {1, msPerWeek, "1 ms to 7 days"},
+	"quota_timeout_ms":          {1, msPerWeek, "1 ms to 7 days"},
+}
+
+// checkRanges checks each integer field that v, a struct, sets (a nil
+// pointer sets nothing) against ranges, in field order. A rejection has
+// code and the field prefix + its JSON name. Every integer field of the
+// admin API's inputs has a range (TestRangesCoverEveryNumber).
+func checkRanges(code, prefix string, v any) *apiError {
+	rv := reflect.ValueOf(v)
+	for i := range rv.NumField() {
+		f, fv := rv.Type().Field(i), rv.Field(i)
+		if fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				continue
+			}
+			fv = fv.Elem()
+		}
+		if !fv.CanInt() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		r, ok := ranges[name]
+		if n := fv.Int(); ok && (n < r.min || n > r.max) {
+			words := ""
+			if r.words != "" {
+				words = " (" + r.words + ")"
+			}
+			return rejected(code, prefix+name, "%s must be from %d to %d%s, got %d", name, r.min, r.max, words, n)
+		}
+	}
+	return nil
+}
 
 // rejected is a 422 reply for a bad field value.
 func rejected(code, field, format string, args ...any) *apiError {
@@ -56,7 +122,7 @@ func words[T ~string](vs []T, last string) string {
 func validOverrides(field string, o breaker.Overrides) *apiError {
 	err := o.Validate(field)
 	if err == nil {
-		return nil
+		return checkRanges(breaker.CodeInvalidOverride, field+".", o)
 	}
 	var oe *breaker.OverrideError
 	if !errors.As(err, &oe) { // not so today: Validate's rejections are all OverrideErrors
@@ -84,6 +150,9 @@ func (in *endpointInput) validate(create bool) *apiError {
 	}
 	if in.Auth != nil && !in.Auth.Valid() {
 		return rejected(codeInvalidAuth, "auth", "auth %q is not one of %s", *in.Auth, words(proxy.AuthModes, ", "))
+	}
+	if err := checkRanges(codeOutOfRange, "", in.EndpointPatch); err != nil {
+		return err
 	}
 	if in.BreakerOverrides != nil {
 		if err := validOverrides("breaker_overrides", *in.BreakerOverrides); err != nil {
@@ -140,20 +209,8 @@ func validateSettings(s Settings) error {
 	default:
 		return invalid("language", "language must be en or zh-CN, not %q", s.Language)
 	}
-	positive := []struct {
-		field string
-		v     int64
-	}{
-		{"first_byte_timeout_ms", s.FirstByteTimeoutMs},
-		{"idle_timeout_ms", s.IdleTimeoutMs},
-		{"max_body_bytes", s.MaxBodyBytes},
-		{"log_retention_rows", int64(s.LogRetentionRows)},
-		{"log_retention_days", int64(s.LogRetentionDays)},
-	}
-	for _, p := range positive {
-		if p.v <= 0 {
-			return invalid(p.field, "%s must be greater than 0", p.field)
-		}
+	if err := checkRanges(codeInvalidSetting, "", s); err != nil {
+		return err
 	}
 	for _, p := range []struct {
 		field string
