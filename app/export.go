@@ -64,7 +64,7 @@ func (a *App) importHandler(w http.ResponseWriter, r *http.Request) error {
 	}
 	var settings json.RawMessage
 	if doc.Settings != nil {
-		if err := validateSettings(*doc.Settings); err != nil {
+		if err := validateSettings(*doc.Settings, a.opts.Listen); err != nil {
 			return err
 		}
 		var err error

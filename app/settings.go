@@ -95,7 +95,7 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 		if err := decodeBody(body, &s); err != nil {
 			return err
 		}
-		if err := validateSettings(s); err != nil {
+		if err := validateSettings(s, a.opts.Listen); err != nil {
 			return err
 		}
 		doc, err := json.Marshal(s)

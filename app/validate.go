@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -189,9 +190,33 @@ func validateImport(eps []endpointInput, existing []store.Endpoint) *apiError {
 	return nil
 }
 
+// Bounds of a client token's length (docs/BEHAVIOUR.md#safety).
+const (
+	minClientToken = 16
+	maxClientToken = 256
+)
+
+// validClientToken checks a client token's form: 16 to 256 printable ASCII
+// characters without spaces or quotes, which headers, shells and config
+// files carry unchanged. Messages never quote the token.
+func validClientToken(tok string) *apiError {
+	bad := strings.IndexFunc(tok, func(r rune) bool {
+		return r <= ' ' || r > '~' || r == '"' || r == '\'' || r == '`'
+	})
+	switch {
+	case bad >= 0:
+		return invalid("client_token", "client_token may hold only printable ASCII characters without spaces or quotes "+
+			"(\", ', `); character %d is not one", utf8.RuneCountInString(tok[:bad])+1)
+	case len(tok) < minClientToken || len(tok) > maxClientToken:
+		return invalid("client_token", "client_token must be %d to %d characters long, not %d", minClientToken, maxClientToken, len(tok))
+	}
+	return nil
+}
+
 // validateSettings checks a whole settings document (a PUT's merge, or an
-// import's).
-func validateSettings(s Settings) error {
+// import's). bound is the address ccmesh listens on now (the listen
+// setting applies only at the next start).
+func validateSettings(s Settings, bound string) error {
 	if s.Listen != "" {
 		host, port, err := net.SplitHostPort(s.Listen)
 		if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
@@ -200,6 +225,15 @@ func validateSettings(s Settings) error {
 		if !ListenerIsLoopback(s.Listen) && s.ClientToken == "" {
 			return invalid("listen", "a non-loopback address (%s) needs a client token: set client_token first", s.Listen)
 		}
+	}
+	if s.ClientToken != "" {
+		if err := validClientToken(s.ClientToken); err != nil {
+			return err
+		}
+	} else if bound != "" && !ListenerIsLoopback(bound) {
+		return invalid("client_token", "client_token cannot be cleared while ccmesh listens on %s, which is not a loopback "+
+			"address: anyone who reaches it could use your endpoints' keys. Restart ccmesh on 127.0.0.1 (the listen "+
+			"setting, or --listen) first", bound)
 	}
 	if !s.Strategy.Valid() {
 		return invalid("strategy", "strategy must be %s, not %q", words(proxy.Strategies, " or "), s.Strategy)
