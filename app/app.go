@@ -195,6 +195,7 @@ func (a *App) Events() *Hub { return a.events }
 // SetPaused pauses or resumes the proxy: while paused, /v1/ requests are
 // answered 503 and never reach an upstream.
 func (a *App) SetPaused(p bool) {
+	a.proxy.SetPaused(p)
 	if a.paused.Swap(p) != p {
 		a.events.Publish("info", a.Info())
 	}

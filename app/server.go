@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/ccmesh/ccmesh/frontend"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -77,30 +76,8 @@ func adminHeaders(next http.Handler) http.Handler {
 
 func (a *App) proxyHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.paused.Load() {
-			a.servePaused(w, r)
-			return
-		}
 		a.proxy.ServeHTTP(w, r)
 	})
-}
-
-const pausedMessage = "ccmesh is paused: resume it from the tray or the window to send requests upstream"
-
-// servePaused answers a /v1/ request while paused as the proxy answers
-// one it refuses: the headers every proxy answer carries
-// (docs/BEHAVIOUR.md#attempt-loop) and a row in the request log.
-func (a *App) servePaused(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	h := w.Header()
-	h.Set("X-Ccmesh-Endpoint", "")
-	h.Set("X-Ccmesh-Attempts", "0")
-	h.Set("X-Fallback-Triggered", "false")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "sandbox")
-	proxy.WriteError(w, r, http.StatusServiceUnavailable, pausedMessage)
-	logSink{a}.Log(&proxy.Record{Time: start, Path: r.URL.Path, Status: http.StatusServiceUnavailable,
-		Error: pausedMessage, DurationMs: time.Since(start).Milliseconds()})
 }
 
 // adminGuard applies docs/BEHAVIOUR.md#safety to the admin API: a loopback Host (DNS

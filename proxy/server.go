@@ -37,6 +37,7 @@ type Server struct {
 	log       zerolog.Logger
 	transport http.RoundTripper
 	snap      atomic.Pointer[snapshot]
+	paused    atomic.Bool
 	// cursors are the per-protocol rotation cursors of docs/BEHAVIOUR.md#rotation, indexes
 	// into the protocol's routable list (taken modulo its current length so
 	// they survive edits).
@@ -92,6 +93,14 @@ func (s *Server) Update(cfg Config) {
 	s.snap.Store(snap)
 }
 
+// SetPaused pauses or resumes the proxy: while paused every /v1/ request
+// that passes the guards is answered 503, with the headers and the log
+// record any answer gets, and nothing reaches an upstream.
+func (s *Server) SetPaused(p bool) { s.paused.Store(p) }
+
+// PausedMessage is the error a paused proxy answers with.
+const PausedMessage = "ccmesh is paused: resume it from the tray or the window to send requests upstream"
+
 // ServeHTTP serves the /v1/* routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -124,6 +133,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !tokenOK {
 		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as x-api-key or Authorization: Bearer")
+		return
+	}
+	if s.paused.Load() {
+		fail(http.StatusServiceUnavailable, PausedMessage)
 		return
 	}
 	if r.URL.Path == "/v1/models" {
