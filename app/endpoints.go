@@ -91,15 +91,26 @@ func (a *App) listEndpoints(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
+// endpointCreate decodes and validates the body of POST /api/endpoints,
+// giving the patch the store creates the endpoint from (which checks what
+// storage relies on: store.CheckEndpoint).
+func endpointCreate(body []byte) (store.EndpointPatch, error) {
 	var in endpointInput
-	if err := decodeJSON(r, &in); err != nil {
-		return err
+	if err := decodeBody(body, &in); err != nil {
+		return store.EndpointPatch{}, err
 	}
 	if err := in.validate(true); err != nil {
+		return store.EndpointPatch{}, err
+	}
+	return in.patch()
+}
+
+func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
 		return err
 	}
-	p, err := in.patch()
+	p, err := endpointCreate(body)
 	if err != nil {
 		return err
 	}
@@ -108,7 +119,8 @@ func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
 		var err error
 		created, err = a.db.CreateEndpoint(ctx, p)
 		if err == nil {
-			// A reused id must not inherit an old breaker.
+			// Ids are never reused (docs/BEHAVIOUR.md#bad-input-and-faults);
+			// should one be, it must not inherit an old breaker.
 			a.breakers.Remove(created.ID)
 		}
 		return err

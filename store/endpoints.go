@@ -97,10 +97,30 @@ func (db *DB) UpdateEndpoint(ctx context.Context, id int64, p EndpointPatch) (En
 	return out, nil
 }
 
-func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint, error) {
+// CheckEndpoint is the endpoint CreateEndpoint would store for p,
+// normalised and validated alike (a *ValidationError), before it has an id,
+// a place in the list or times, and without looking at the endpoints
+// stored: whether its name is free is the create's to find out.
+func CheckEndpoint(p EndpointPatch) (Endpoint, error) {
+	e, verr := newEndpoint(p)
+	if verr != nil {
+		return Endpoint{}, verr
+	}
+	return e, nil
+}
+
+func newEndpoint(p EndpointPatch) (Endpoint, *ValidationError) {
 	e := Endpoint{Enabled: true}
 	applyPatch(&e, p)
 	if verr := validateEndpoint(&e); verr != nil {
+		return Endpoint{}, verr
+	}
+	return e, nil
+}
+
+func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint, error) {
+	e, verr := newEndpoint(p)
+	if verr != nil {
 		return Endpoint{}, verr
 	}
 	if err := checkUniqueName(ctx, tx, e.Name, 0); err != nil {
