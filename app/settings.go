@@ -81,19 +81,28 @@ func (a *App) getSettings(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
-	// Read before the write lock: a body that trickles in must not hold up
-	// every other change.
+	// Read and decoded before the write lock: a body that trickles in, or
+	// a bad one, must not hold up every other change. Decoding onto a copy
+	// of the current settings merges: fields the body leaves out keep their
+	// values.
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
+	base := a.state.Load()
+	s := base.Settings.clone()
+	if err := decodeBody(body, &s); err != nil {
+		return err
+	}
 	var saved Settings
 	err = a.mutate(r.Context(), func(ctx context.Context) error {
-		// Decoding onto a copy of the current settings merges: fields the
-		// body leaves out keep their values.
-		s := a.state.Load().Settings.clone()
-		if err := decodeBody(body, &s); err != nil {
-			return err
+		if now := a.state.Load(); now != base {
+			// Another change came first: merge onto it instead. The body
+			// decoded once, so it decodes again.
+			s = now.Settings.clone()
+			if err := decodeBody(body, &s); err != nil {
+				return err
+			}
 		}
 		if err := validateSettings(s, a.opts.Listen); err != nil {
 			return err
