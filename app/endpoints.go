@@ -20,17 +20,6 @@ type EndpointReply struct {
 	HasKey       bool   `json:"has_key"`
 }
 
-// MaskKey shows enough of a key to recognise it and never enough to use it.
-func MaskKey(k string) string {
-	switch {
-	case k == "":
-		return ""
-	case len(k) < 12:
-		return "…" + k[len(k)-min(2, len(k)):]
-	}
-	return k[:3] + "…" + k[len(k)-4:]
-}
-
 // endpointInput is the body of POST and PUT /api/endpoints, and an endpoint
 // of an import: the store's patch with the fields the app owns typed, so
 // that decoding checks their JSON types and validate (validate.go) their
@@ -74,7 +63,7 @@ func reply(e store.Endpoint) EndpointReply {
 	if e.ModelMap == nil {
 		e.ModelMap = map[string]string{}
 	}
-	return EndpointReply{Endpoint: e, APIKeyMasked: MaskKey(e.APIKey), HasKey: e.APIKey != ""}
+	return EndpointReply{Endpoint: e, APIKeyMasked: proxy.MaskKey(e.APIKey), HasKey: e.APIKey != ""}
 }
 
 func (a *App) endpointReplies() []EndpointReply {
