@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -196,12 +195,9 @@ func decodeBody(body []byte, v any) error {
 		case errors.As(err, &te) && te.Field != "":
 			field := jsonPath(te.Field)
 			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Field: field,
-				Message: fmt.Sprintf("field %q must be a %s, not a JSON %s", field, typeName(te.Type), te.Value)}
+				Message: fmt.Sprintf("field %q must be %s, not a JSON %s", field, jsonKind(te.Type), te.Value)}
 		case te != nil && te.Struct == "":
-			// The body itself has the wrong type; this is the text of
-			// te.Error() with the type named as below.
-			return errBadRequest("bad_json", "", "request body is not valid JSON: json: cannot unmarshal %s into Go value of type %s",
-				te.Value, typeName(te.Type))
+			return errBadRequest("bad_json", "", "the request body must be %s, not a JSON %s", jsonKind(te.Type), te.Value)
 		}
 		return errBadRequest("bad_json", "", "request body is not valid JSON: %v", err)
 	}
@@ -227,28 +223,28 @@ func jsonPath(path string) string {
 	return strings.Join(out, ".")
 }
 
-// typeNames are the names bad_json messages give the types below: the
-// names they had before the types moved out of the store, so that the
-// messages read as they always have.
-var typeNames = map[reflect.Type]string{
-	reflect.TypeFor[endpointInput]():     "store.EndpointPatch",
-	reflect.TypeFor[importDoc]():         "app.exportDoc",
-	reflect.TypeFor[Settings]():          "store.Settings",
-	reflect.TypeFor[BreakerProfiles]():   "store.BreakerProfiles",
-	reflect.TypeFor[breaker.Overrides](): "store.BreakerParams",
-}
-
-// typeName is how a bad_json message names the Go type a value must have: a
-// named string, number or bool by its kind (a strategy is a string, a
-// breaker duration an int64), the types of typeNames by their name there.
-func typeName(t reflect.Type) string {
-	if n, ok := typeNames[t]; ok {
-		return n
+// jsonKind names what JSON a Go type reads, for bad_json messages: users
+// write JSON, so that is the language the message speaks.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	if k := t.Kind(); k >= reflect.Bool && k <= reflect.Complex128 || k == reflect.String {
-		return k.String()
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
 	}
-	return t.String()
+	return "a " + t.String()
 }
 
 func pathID(r *http.Request) (int64, error) {
