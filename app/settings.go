@@ -18,12 +18,12 @@ type Settings struct {
 	Listen             string          `json:"listen"`
 	Strategy           proxy.Strategy  `json:"strategy"`
 	Breaker            BreakerProfiles `json:"breaker"`
-	FirstByteTimeoutMs int64           `json:"first_byte_timeout_ms"`
-	IdleTimeoutMs      int64           `json:"idle_timeout_ms"`
-	MaxBodyBytes       int64           `json:"max_body_bytes"`
+	FirstByteTimeoutMs int64           `json:"first_byte_timeout_ms" range:"1,3600000,1 ms to 1 h"`
+	IdleTimeoutMs      int64           `json:"idle_timeout_ms" range:"1,3600000,1 ms to 1 h"`
+	MaxBodyBytes       int64           `json:"max_body_bytes" range:"1024,1073741824,1 KiB to 1 GiB"`
 	ClientToken        string          `json:"client_token"`
-	LogRetentionRows   int             `json:"log_retention_rows"`
-	LogRetentionDays   int             `json:"log_retention_days"`
+	LogRetentionRows   int             `json:"log_retention_rows" range:"100,10000000"`
+	LogRetentionDays   int             `json:"log_retention_days" range:"1,3650,1 day to 10 years"`
 	Notifications      bool            `json:"notifications"`
 	Language           string          `json:"language"` // en | zh-CN
 }

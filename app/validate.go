@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/ccmesh/ccmesh/breaker"
@@ -30,41 +29,41 @@ const (
 	codeOutOfRange      = "out_of_range"
 )
 
-const (
-	msPerHour = int64(time.Hour / time.Millisecond)
-	msPerWeek = 7 * 24 * msPerHour
-)
-
-// numRange is the range of one number the admin API takes.
+// numRange is the range of one number the admin API takes: the field's
+// range tag, "min,max" or "min,max,the range in words"
+// (docs/BEHAVIOUR.md#bad-input-and-faults). Every integer field of the
+// admin API's inputs has one (TestRangesCoverEveryNumber), beside the
+// field it bounds: settings here, endpoint orders in the store,
+// breaker parameters in breaker.Overrides.
 type numRange struct {
 	min, max int64
 	words    string // the range as a person says it, or ""
 }
 
-// ranges are the bounds of every duration, count and order the admin API
-// takes, by JSON name: the settings, an endpoint's orders and the breaker
-// parameters (docs/BEHAVIOUR.md#bad-input-and-faults). checkRanges applies
-// them; breaker.Overrides.Validate, which runs first, says the same lower
-// bounds in its own words.
-var ranges = map[string]numRange{
-	"first_byte_timeout_ms":     {1, msPerHour, "1 ms to 1 h"},
-	"idle_timeout_ms":           {1, msPerHour, "1 ms to 1 h"},
-	"max_body_bytes":            {1 << 10, 1 << 30, "1 KiB to 1 GiB"},
-	"log_retention_rows":        {100, 10_000_000, ""},
-	"log_retention_days":        {1, 3650, "1 day to 10 years"},
-	"sort_order":                {0, store.MaxSortOrder, ""},
-	"fast_sort_order":           {0, store.MaxSortOrder, ""},
-	"failure_threshold":         {1, 10_000, ""},
-	"success_threshold":         {1, 10_000, ""},
-	"min_requests":              {1, 10_000, ""},
-	"timeout_ms":                {1, msPerWeek, "1 ms to 7 days"},
-	"rate_limit_timeout_ms":     {1, msPerWeek, "1 ms to 7 days"},
-	"max_rate_limit_timeout_ms": {1, msPerWeek, "1 ms to 7 days"},
-	"quota_timeout_ms":          {1, msPerWeek, "1 ms to 7 days"},
+// rangeOf parses f's range tag; ok is false when it has none.
+func rangeOf(f reflect.StructField) (r numRange, ok bool, err error) {
+	tag, ok := f.Tag.Lookup("range")
+	if !ok {
+		return numRange{}, false, nil
+	}
+	parts := strings.SplitN(tag, ",", 3)
+	if len(parts) < 2 {
+		return numRange{}, true, fmt.Errorf("range tag of %s: %q is not min,max[,words]", f.Name, tag)
+	}
+	if r.min, err = strconv.ParseInt(parts[0], 10, 64); err == nil {
+		r.max, err = strconv.ParseInt(parts[1], 10, 64)
+	}
+	if err != nil || r.min > r.max {
+		return numRange{}, true, fmt.Errorf("range tag of %s: %q is not min,max[,words]", f.Name, tag)
+	}
+	if len(parts) == 3 {
+		r.words = parts[2]
+	}
+	return r, true, nil
 }
 
 // checkRanges checks each integer field that v, a struct, sets (a nil
-// pointer sets nothing) against ranges, in field order. A rejection has
+// pointer sets nothing) against its range tag, in field order. A rejection has
 // code and the field prefix + its JSON name. Every integer field of the
 // admin API's inputs has a range (TestRangesCoverEveryNumber).
 func checkRanges(code, prefix string, v any) *apiError {
@@ -81,7 +80,10 @@ func checkRanges(code, prefix string, v any) *apiError {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		r, ok := ranges[name]
+		r, ok, err := rangeOf(f)
+		if err != nil {
+			panic(err) // a tag written wrong; TestRangesCoverEveryNumber reads them all
+		}
 		if n := fv.Int(); ok && (n < r.min || n > r.max) {
 			words := ""
 			if r.words != "" {

@@ -95,16 +95,17 @@ type Settings struct {
 // API and in the database alike, with the names of
 // docs/BEHAVIOUR.md#breaker-defaults. Validate checks one; Resolve applies it.
 // A new parameter is a field here and in Settings, and a line in each of
-// the functions settings.go names.
+// the functions settings.go names. The range tag ("min,max[,in words]") is
+// the admin API's bound on an integer parameter.
 type Overrides struct {
-	FailureThreshold    *int     `json:"failure_threshold,omitempty"`
-	SuccessThreshold    *int     `json:"success_threshold,omitempty"`
-	Timeout             *Millis  `json:"timeout_ms,omitempty"`
+	FailureThreshold    *int     `json:"failure_threshold,omitempty" range:"1,10000"`
+	SuccessThreshold    *int     `json:"success_threshold,omitempty" range:"1,10000"`
+	Timeout             *Millis  `json:"timeout_ms,omitempty" range:"1,604800000,1 ms to 7 days"`
 	ErrorRateThreshold  *float64 `json:"error_rate_threshold,omitempty"`
-	MinRequests         *int     `json:"min_requests,omitempty"`
-	RateLimitTimeout    *Millis  `json:"rate_limit_timeout_ms,omitempty"`
-	MaxRateLimitTimeout *Millis  `json:"max_rate_limit_timeout_ms,omitempty"`
-	QuotaTimeout        *Millis  `json:"quota_timeout_ms,omitempty"`
+	MinRequests         *int     `json:"min_requests,omitempty" range:"1,10000"`
+	RateLimitTimeout    *Millis  `json:"rate_limit_timeout_ms,omitempty" range:"1,604800000,1 ms to 7 days"`
+	MaxRateLimitTimeout *Millis  `json:"max_rate_limit_timeout_ms,omitempty" range:"1,604800000,1 ms to 7 days"`
+	QuotaTimeout        *Millis  `json:"quota_timeout_ms,omitempty" range:"1,604800000,1 ms to 7 days"`
 	Disabled            *bool    `json:"disabled,omitempty"`
 }
 

@@ -43,8 +43,8 @@ type EndpointPatch struct {
 	ModelMap         *map[string]string `json:"model_map"`
 	Enabled          *bool              `json:"enabled"`
 	Fast             *bool              `json:"fast"`
-	FastSortOrder    *int               `json:"fast_sort_order"`
-	SortOrder        *int               `json:"sort_order"`
+	FastSortOrder    *int               `json:"fast_sort_order" range:"0,1000000"` // up to MaxSortOrder
+	SortOrder        *int               `json:"sort_order" range:"0,1000000"`
 	BreakerOverrides *json.RawMessage   `json:"breaker_overrides"`
 }
 
