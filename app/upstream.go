@@ -200,10 +200,13 @@ func minimalRequest(e store.Endpoint) (string, []byte) {
 	return "/v1/messages", fmt.Appendf(nil, `{"model":%s,"max_tokens":1,"messages":[{"role":"user","content":"ping"}]}`, mj)
 }
 
+// head is at most n bytes of an upstream's text, cut on a character
+// boundary (proxy.Head), marked when cut.
 func head(b []byte, n int) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > n {
-		return s[:n] + "…"
+	b = bytes.TrimSpace(b)
+	s := proxy.Head(b, n)
+	if len(s) < len(b) {
+		s += "…"
 	}
 	return s
 }
