@@ -59,6 +59,9 @@ func (q *request) runAttempts(cands []*endpoint) loopEnd {
 		}
 	}
 	tried := len(q.attempts)
+	if q.sess.hex != "" {
+		cands, q.rec.Routing.Affinity = q.sessionOrder(cands, q.sess)
+	}
 	seen := q.s.cursors[q.pi].Load()
 	pos := q.startPos(cands, seen)
 	for visited := 0; visited < len(cands) && len(q.attempts) < q.budget; visited++ {
@@ -148,6 +151,9 @@ func (q *request) visit(e *endpoint, budget int) visitEnd {
 		}
 		switch q.try(e, permit) {
 		case actDone:
+			if at := q.attempts[len(q.attempts)-1]; q.sess.hex != "" && at.res.outcome.Kind == breaker.Success {
+				q.s.affinity.set(q.sess.hash, e.ID, time.Now())
+			}
 			return visitDone
 		case actStop:
 			q.clientGone(nil)
@@ -182,6 +188,15 @@ func (q *request) permit(e *endpoint) (breaker.Permit, error) {
 
 const permitGrace = 10 * time.Minute
 
+// strategy is the strategy this request is routed by: a request that
+// names no conversation is routed as sticky under the session strategy.
+func (q *request) strategy() Strategy {
+	if q.snap.strategy == StrategySession && q.sess.hex == "" {
+		return StrategySticky
+	}
+	return q.snap.strategy
+}
+
 // startPos picks where the walk over cands starts (docs/BEHAVIOUR.md#rotation).
 func (q *request) startPos(cands []*endpoint, cursor int64) int {
 	n := int64(len(q.snap.lists[q.pi]))
@@ -189,9 +204,9 @@ func (q *request) startPos(cands []*endpoint, cursor int64) int {
 		return 0
 	}
 	var at int64
-	switch q.snap.strategy {
-	case StrategyPriority:
-		return 0
+	switch q.strategy() {
+	case StrategyPriority, StrategySession:
+		return 0 // a session's candidates come in its own order
 	case StrategyRoundRobin:
 		at = (q.s.cursors[q.pi].Add(1) - 1) % n
 	default:
@@ -209,7 +224,7 @@ func (q *request) startPos(cands []*endpoint, cursor int64) int {
 // failed. The compare-and-swap from the value this request last saw keeps
 // concurrent failures on the same endpoint from skipping a healthy one.
 func (q *request) leave(e *endpoint, seen int64) int64 {
-	if q.snap.strategy != StrategySticky {
+	if q.strategy() != StrategySticky {
 		return seen
 	}
 	next := int64((e.listIndex + 1) % len(q.snap.lists[q.pi]))

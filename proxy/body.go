@@ -16,7 +16,13 @@ type bodyInfo struct {
 	modelEnd   int
 	hasModel   bool
 	stream     bool
+	// Spans of the top-level members a request's session is read from
+	// (session.go); zero when absent. Only the session strategy reads them.
+	metadata, promptCacheKey, user span
 }
+
+// span is a byte range of the body, a JSON value.
+type span struct{ start, end int }
 
 var errNotJSON = errors.New("request body is not a JSON object")
 
@@ -64,6 +70,12 @@ func scanBody(b []byte) (bodyInfo, error) {
 			}
 		case "stream":
 			info.stream = string(b[vs:sc.i]) == "true"
+		case "metadata":
+			info.metadata = span{vs, sc.i}
+		case "prompt_cache_key":
+			info.promptCacheKey = span{vs, sc.i}
+		case "user":
+			info.user = span{vs, sc.i}
 		}
 		sc.ws()
 		if sc.eat(',') {

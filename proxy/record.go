@@ -61,6 +61,11 @@ type Routing struct {
 	Excluded   []Excluded  `json:"excluded"`
 	// Waited is how long the request waited for a rate limit to end (docs/BEHAVIOUR.md#rate-limit-wait).
 	WaitedMs int64 `json:"waited_ms,omitempty"`
+	// Session is a hash of the conversation the session strategy routed by
+	// (never the client's own id); Affinity: the affinity table, not
+	// rendezvous hashing, chose where it started.
+	Session  string `json:"session,omitempty"`
+	Affinity bool   `json:"affinity,omitempty"`
 }
 
 // Candidate is an endpoint the request could use, with its breaker state.

@@ -32,6 +32,7 @@ type request struct {
 	rawQuery string    // the query to forward (ccmesh_endpoint removed)
 	attempts []attempt // this request's attempts so far, in order
 	budget   int       // attempts allowed in all; set when the loop first runs
+	sess     session   // the conversation, under the session strategy; zero otherwise
 	// abort: the answer broke after its status was sent; the connection
 	// must be cut so the client cannot take it for complete.
 	abort bool
@@ -67,6 +68,12 @@ func (q *request) serve() {
 		return
 	}
 	q.rec.ModelAsked = q.model
+	if q.snap.strategy == StrategySession && q.explicit == nil {
+		if key := q.sessionKey(); key != "" {
+			q.sess = newSession(key)
+			q.rec.Routing.Session = q.sess.hex
+		}
+	}
 	if q.explicit != nil {
 		q.rec.Explicit = true
 		// Bypass permits are never refused; a rate-limited explicit

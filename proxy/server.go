@@ -38,6 +38,7 @@ type Server struct {
 	transport http.RoundTripper
 	snap      atomic.Pointer[snapshot]
 	paused    atomic.Bool
+	affinity  affinities // the session strategy's table (session.go)
 	// cursors are the per-protocol rotation cursors of docs/BEHAVIOUR.md#rotation, indexes
 	// into the protocol's routable list (taken modulo its current length so
 	// they survive edits).

@@ -70,15 +70,16 @@ const (
 	StrategySticky     Strategy = "sticky"      // stay on an endpoint until it fails
 	StrategyPriority   Strategy = "priority"    // always the first candidate in list order
 	StrategyRoundRobin Strategy = "round-robin" // the cursor advances on every request
+	StrategySession    Strategy = "session"     // a conversation keeps its endpoint; conversations spread (session.go)
 )
 
 // Strategies lists every Strategy; the first is the default.
-var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin}
+var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession}
 
 // Valid reports whether s is one of Strategies.
 func (s Strategy) Valid() bool {
 	switch s {
-	case StrategySticky, StrategyPriority, StrategyRoundRobin:
+	case StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession:
 		return true
 	}
 	return false

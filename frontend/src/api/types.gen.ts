@@ -27,7 +27,7 @@ export type HealthStatus = "healthy" | "unhealthy" | "recovering" | "disabled";
 export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
 
 /** Go: proxy.Strategy */
-export type Strategy = "sticky" | "priority" | "round-robin";
+export type Strategy = "sticky" | "priority" | "round-robin" | "session";
 
 /** Go: proxy.StreamEnd */
 export type StreamEnd = "" | "complete" | "upstream_error" | "idle_timeout" | "client_gone";
@@ -238,6 +238,8 @@ export interface Routing {
   candidates: Candidate[] | null;
   excluded: Excluded[] | null;
   waited_ms?: number;
+  session?: string;
+  affinity?: boolean;
 }
 
 /** Go: app.Settings */

@@ -1,4 +1,5 @@
 import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { baseRoutes, renderApp, stubEventSource, stubFetch } from '../test/utils';
 import { SettingsPanel } from './SettingsPanel';
@@ -28,5 +29,13 @@ describe('settings', () => {
     });
     renderApp(<SettingsPanel />, 'zh-CN');
     expect(await screen.findByTestId('log-rows-lost')).toHaveTextContent('未能写入（见 ccmesh.log）：2');
+  });
+
+  it('explains the strategy chosen, the session one included', async () => {
+    stubFetch({ ...baseRoutes([]), 'GET /api/settings': { body: { language: '', strategy: 'sticky' } } });
+    renderApp(<SettingsPanel />);
+    expect(await screen.findByText(/same endpoint until it fails/)).toHaveAttribute('data-testid', 'strategy-help');
+    await userEvent.selectOptions(screen.getByLabelText('Strategy'), 'session');
+    expect(screen.getByTestId('strategy-help')).toHaveTextContent('Each conversation keeps its own endpoint');
   });
 });

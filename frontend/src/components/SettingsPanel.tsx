@@ -7,7 +7,7 @@ import { useAppData } from '../hooks/useAppData';
 import { BREAKER_FIELDS } from './EndpointForm';
 import { ClaudeCodePanel } from './ClaudeCodePanel';
 
-const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin'];
+const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session'];
 const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days'] as const;
 type NumberField = (typeof NUMBERS)[number];
 const NUMBER_LABEL: Record<NumberField, string> = {
@@ -93,6 +93,7 @@ export function SettingsPanel() {
             ))}
           </select>
         ))}
+        {draft.strategy && <p className="muted" data-testid="strategy-help">{t(`settings.strategyHelp.${draft.strategy}`)}</p>}
         <fieldset>
           <legend>{t('settings.breakerDefaults')}</legend>
           <div className="grid2">

@@ -1,0 +1,165 @@
+package proxy
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The session strategy (docs/BEHAVIOUR.md#rotation): a request that names
+// its conversation goes to the endpoint rendezvous hashing picks for that
+// conversation among the candidates, so conversations spread over the
+// endpoints while each keeps one, and its prompt cache stays warm. When
+// that endpoint fails, the conversation moves to the next in its own
+// rendezvous order and stays there (the affinity table), instead of
+// bouncing back, which would throw away the new cache as well.
+
+// sessionKey is what names a request's conversation, or "": Claude Code's
+// x-claude-code-session-id header; Codex's session-id header or its body's
+// prompt_cache_key; the session part of Anthropic's metadata.user_id
+// ("user_…_account_…_session_<id>"); OpenAI's user.
+func (q *request) sessionKey() string {
+	h := q.r.Header
+	if v := h.Get("X-Claude-Code-Session-Id"); v != "" {
+		return v
+	}
+	if v := h.Get("Session-Id"); v != "" {
+		return v
+	}
+	if v := q.bodyString(q.info.promptCacheKey); v != "" {
+		return v
+	}
+	if m := q.info.metadata; m.end > m.start {
+		var md struct {
+			UserID string `json:"user_id"`
+		}
+		if json.Unmarshal(q.body[m.start:m.end], &md) == nil {
+			if _, sess, ok := strings.Cut(md.UserID, "_session_"); ok && sess != "" {
+				return sess
+			}
+		}
+	}
+	return q.bodyString(q.info.user)
+}
+
+// bodyString is the string at sp in the request body, or "" when sp is
+// empty or not a string.
+func (q *request) bodyString(sp span) string {
+	if sp.end <= sp.start || q.body[sp.start] != '"' {
+		return ""
+	}
+	s, err := unquote(q.body[sp.start:sp.end])
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// session is a request's conversation as routing uses it: a hash, never
+// the client's own id (which the log must not keep).
+type session struct {
+	hash uint64
+	hex  string // the first 8 bytes of the SHA-256 of the key, for the log
+}
+
+func newSession(key string) session {
+	sum := sha256.Sum256([]byte(key))
+	return session{hash: binary.BigEndian.Uint64(sum[:8]), hex: hex.EncodeToString(sum[:8])}
+}
+
+// rendezvousScore ranks endpoint id for session s: each session orders
+// the endpoints by this score, so removing one endpoint moves only the
+// sessions whose first choice it was.
+func rendezvousScore(s uint64, id int64) uint64 {
+	return mix64(s ^ mix64(uint64(id)))
+}
+
+// mix64 is SplitMix64's finaliser: every input bit flips half the output
+// bits, which rendezvous hashing needs to spread sessions evenly.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// sessionOrder returns cands in s's rendezvous order, rotated to start at
+// the endpoint the affinity table holds for s when that one is a
+// candidate; affinity reports whether it did.
+func (q *request) sessionOrder(cands []*endpoint, s session) (ordered []*endpoint, affinity bool) {
+	ordered = slices.Clone(cands)
+	slices.SortStableFunc(ordered, func(a, b *endpoint) int {
+		return cmp.Or(cmp.Compare(rendezvousScore(s.hash, b.ID), rendezvousScore(s.hash, a.ID)), cmp.Compare(a.ID, b.ID))
+	})
+	id, ok := q.s.affinity.get(s.hash, time.Now())
+	if !ok {
+		return ordered, false
+	}
+	i := slices.IndexFunc(ordered, func(e *endpoint) bool { return e.ID == id })
+	if i <= 0 {
+		return ordered, i == 0
+	}
+	// The walk goes on from where the session is, in its own order: after
+	// the endpoint it moved to, the ones after that, and only then the
+	// ones it left.
+	return append(ordered[i:], ordered[:i]...), true
+}
+
+// Affinity table bounds: an entry lives an hour after its last use, and
+// the table holds at most maxAffinities sessions (past that a new session
+// is routed by rendezvous alone until entries expire).
+const (
+	affinityIdle  = time.Hour
+	maxAffinities = 100_000
+)
+
+// affinities remembers, per session, the endpoint that last answered it.
+// In memory only: after a restart sessions start from rendezvous again.
+type affinities struct {
+	mu        sync.Mutex
+	m         map[uint64]affinity
+	lastSweep time.Time
+}
+
+type affinity struct {
+	endpoint int64
+	used     time.Time
+}
+
+func (a *affinities) get(s uint64, now time.Time) (int64, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, ok := a.m[s]
+	if !ok || now.Sub(e.used) >= affinityIdle {
+		return 0, false
+	}
+	return e.endpoint, true
+}
+
+// set records that endpoint id answered session s at now.
+func (a *affinities) set(s uint64, id int64, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil {
+		a.m = map[uint64]affinity{}
+	}
+	if now.Sub(a.lastSweep) >= affinityIdle/4 || len(a.m) >= maxAffinities {
+		for k, e := range a.m {
+			if now.Sub(e.used) >= affinityIdle {
+				delete(a.m, k)
+			}
+		}
+		a.lastSweep = now
+	}
+	if _, known := a.m[s]; !known && len(a.m) >= maxAffinities {
+		return
+	}
+	a.m[s] = affinity{endpoint: id, used: now}
+}
