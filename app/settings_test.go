@@ -56,3 +56,16 @@ func TestListenSetting(t *testing.T) {
 		t.Errorf("with --listen Info().Listen = %q, want the flag's", got)
 	}
 }
+
+// The session strategy is accepted and kept like the others.
+func TestSessionStrategySetting(t *testing.T) {
+	h := newHarness(t)
+	if r := h.do("PUT", "/api/settings", `{"strategy":"session"}`); r.status != 200 {
+		t.Fatalf("put strategy session: %d %s", r.status, r.body)
+	}
+	var s map[string]any
+	h.do("GET", "/api/settings", "").decode(t, &s)
+	if s["strategy"] != "session" {
+		t.Errorf("strategy = %v, want session", s["strategy"])
+	}
+}
