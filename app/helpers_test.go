@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -169,4 +170,30 @@ func fakeAnthropic(t *testing.T) (*httptest.Server, *[]string) {
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &keys
+}
+
+// watchLog starts listening for the next "log" event; the function it
+// returns waits for it (the row is written in the writer's next batch,
+// which announces it), failing the test after 5 s.
+func (h *harness) watchLog() func() {
+	h.t.Helper()
+	events, unsubscribe := h.app.Events().Subscribe()
+	logged := make(chan struct{})
+	go func() {
+		for ev := range events {
+			if ev.Name == "log" {
+				close(logged)
+				return
+			}
+		}
+	}()
+	return func() {
+		h.t.Helper()
+		defer unsubscribe()
+		select {
+		case <-logged:
+		case <-time.After(5 * time.Second):
+			h.t.Fatal("no log event within 5s")
+		}
+	}
 }
