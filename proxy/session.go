@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -100,17 +101,35 @@ func (q *request) sessionOrder(cands []*endpoint, s session) (ordered []*endpoin
 	})
 	id, ok := q.s.affinity.get(s.hash, time.Now())
 	if !ok {
-		return ordered, false
+		// A new conversation takes the first endpoint in its order that
+		// is not already carrying more than its share (consistent hashing
+		// with bounded loads): rendezvous alone lets one endpoint draw
+		// noticeably more conversations than the others.
+		bound := q.s.affinity.bound(len(ordered))
+		i := slices.IndexFunc(ordered, func(e *endpoint) bool { return q.s.affinity.load(e.ID) < bound })
+		return rotate(ordered, max(i, 0)), false
 	}
 	i := slices.IndexFunc(ordered, func(e *endpoint) bool { return e.ID == id })
-	if i <= 0 {
-		return ordered, i == 0
+	if i < 0 {
+		return ordered, false
 	}
 	// The walk goes on from where the session is, in its own order: after
 	// the endpoint it moved to, the ones after that, and only then the
 	// ones it left.
-	return append(ordered[i:], ordered[:i]...), true
+	return rotate(ordered, i), true
 }
+
+// rotate returns s starting at index i, wrapping.
+func rotate[T any](s []T, i int) []T {
+	if i == 0 {
+		return s
+	}
+	return append(s[i:len(s):len(s)], s[:i]...)
+}
+
+// loadFactor bounds a new conversation's endpoint at this many times an
+// even share of the conversations alive.
+const loadFactor = 1.25
 
 // Affinity table bounds: an entry lives an hour after its last use, and
 // the table holds at most maxAffinities sessions (past that a new session
@@ -125,6 +144,7 @@ const (
 type affinities struct {
 	mu        sync.Mutex
 	m         map[uint64]affinity
+	perEP     map[int64]int // conversations per endpoint, of the entries in m
 	lastSweep time.Time
 }
 
@@ -137,10 +157,33 @@ func (a *affinities) get(s uint64, now time.Time) (int64, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e, ok := a.m[s]
-	if !ok || now.Sub(e.used) >= affinityIdle {
+	if ok && now.Sub(e.used) >= affinityIdle {
+		a.remove(s, e)
 		return 0, false
 	}
-	return e.endpoint, true
+	return e.endpoint, ok
+}
+
+// load is how many conversations endpoint id carries.
+func (a *affinities) load(id int64) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.perEP[id]
+}
+
+// bound is the most conversations one of n endpoints should carry for a
+// new one to join it: loadFactor × an even share, counting the new one.
+func (a *affinities) bound(n int) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int(math.Ceil(loadFactor * float64(len(a.m)+1) / float64(max(n, 1))))
+}
+
+func (a *affinities) remove(s uint64, e affinity) {
+	delete(a.m, s)
+	if a.perEP[e.endpoint]--; a.perEP[e.endpoint] <= 0 {
+		delete(a.perEP, e.endpoint)
+	}
 }
 
 // set records that endpoint id answered session s at now.
@@ -148,18 +191,23 @@ func (a *affinities) set(s uint64, id int64, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.m == nil {
-		a.m = map[uint64]affinity{}
+		a.m, a.perEP = map[uint64]affinity{}, map[int64]int{}
 	}
 	if now.Sub(a.lastSweep) >= affinityIdle/4 || len(a.m) >= maxAffinities {
 		for k, e := range a.m {
 			if now.Sub(e.used) >= affinityIdle {
-				delete(a.m, k)
+				a.remove(k, e)
 			}
 		}
 		a.lastSweep = now
 	}
-	if _, known := a.m[s]; !known && len(a.m) >= maxAffinities {
+	old, known := a.m[s]
+	if !known && len(a.m) >= maxAffinities {
 		return
 	}
+	if known {
+		a.remove(s, old)
+	}
 	a.m[s] = affinity{endpoint: id, used: now}
+	a.perEP[id]++
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -161,5 +162,41 @@ func TestAffinityExpiry(t *testing.T) {
 	a.set(8, 1, t0.Add(3*affinityIdle)) // sweeps
 	if len(a.m) != 1 {
 		t.Errorf("%d entries after the sweep, want 1", len(a.m))
+	}
+}
+
+// TestSessionsBoundedLoad: new conversations spread with no endpoint
+// taking more than loadFactor × an even share of them, however their
+// rendezvous choices fall.
+func TestSessionsBoundedLoad(t *testing.T) {
+	s := New(Options{})
+	var cands []*endpoint
+	for id := range int64(4) {
+		cands = append(cands, &endpoint{Endpoint: Endpoint{ID: id + 1}})
+	}
+	q := &request{s: s}
+	now := time.Now()
+	// 25 of the 40 conversations would all choose endpoint 1 by
+	// rendezvous alone.
+	const n = 40
+	var keys []string
+	for i, onFirst := 0, 0; len(keys) < n; i++ {
+		k := fmt.Sprintf("conversation-%d", i)
+		if first := firstChoice(k, 1, 2, 3, 4) == 1; first && onFirst < 25 {
+			keys, onFirst = append(keys, k), onFirst+1
+		} else if !first && len(keys)-onFirst < n-25 {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		sess := newSession(k)
+		ordered, _ := q.sessionOrder(cands, sess)
+		s.affinity.set(sess.hash, ordered[0].ID, now)
+	}
+	limit := int(math.Ceil(1.25 * n / 4)) // 13
+	for id := range int64(4) {
+		if got := s.affinity.load(id + 1); got > limit {
+			t.Errorf("endpoint %d carries %d of %d conversations, want at most %d", id+1, got, n, limit)
+		}
 	}
 }
