@@ -26,6 +26,11 @@ export function LogTimeline({ log }: { log: LogDetail }) {
       </p>
       {log.error && <p className="error">{log.error}</p>}
       <h4>{t('logs.routing')}</h4>
+      {log.routing?.session && (
+        <p className="muted" data-testid="routing-session">
+          {t(log.routing.affinity ? 'logs.sessionAffinity' : 'logs.sessionRendezvous', { session: log.routing.session })}
+        </p>
+      )}
       <div className="grid2">
         <div>
           <h5>{t('logs.candidates')}</h5>

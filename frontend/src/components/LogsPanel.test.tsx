@@ -31,7 +31,9 @@ const row: LogRow = {
 const detail: LogDetail = {
   ...row,
   routing: {
-    strategy: 'sticky',
+    strategy: 'session',
+    session: '9f2c3e41aa07b6d1',
+    affinity: true,
     candidates: [
       { endpoint_id: 1, endpoint: 'bad', state: 'closed' },
       { endpoint_id: 2, endpoint: 'good', state: 'closed' },
@@ -71,6 +73,7 @@ describe('logs', () => {
     expect(within(drawer).getByTestId('routing-candidates')).toHaveTextContent('bad');
     expect(within(drawer).getByTestId('routing-excluded')).toHaveTextContent('cold');
     expect(within(drawer).getByTestId('routing-excluded')).toHaveTextContent('open (broken)');
+    expect(within(drawer).getByTestId('routing-session')).toHaveTextContent('conversation 9f2c3e41aa07b6d1: started where it last succeeded');
   });
 
   it('filters, pages and takes live rows on the newest page', async () => {

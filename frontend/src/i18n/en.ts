@@ -146,6 +146,8 @@ const en = {
     details: 'Request {{id}}',
     close: 'Close',
     routing: 'Routing decision',
+    sessionRendezvous: 'conversation {{session}}: its endpoint by rendezvous hashing',
+    sessionAffinity: 'conversation {{session}}: started where it last succeeded',
     candidates: 'Candidates',
     excluded: 'Excluded',
     history: 'Attempts',

@@ -148,6 +148,8 @@ const zhCN: Strings = {
     details: '请求 {{id}}',
     close: '关闭',
     routing: '路由决策',
+    sessionRendezvous: '对话 {{session}}：按会合哈希选定端点',
+    sessionAffinity: '对话 {{session}}：从上次成功的端点开始',
     candidates: '候选',
     excluded: '排除',
     history: '尝试记录',
