@@ -62,6 +62,7 @@ type App struct {
 	paused  atomic.Bool
 
 	persist *breakerPersister
+	health  *healthPublisher
 
 	testsMu sync.Mutex
 	tests   map[int64]TestResult
@@ -115,6 +116,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	// Before the breakers: restoring them at start already reports transitions.
 	a.persist = newBreakerPersister(db, a.log, a)
+	a.health = &healthPublisher{a: a}
 	if err := a.start(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -148,6 +150,7 @@ func (a *App) start(ctx context.Context) error {
 	}
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
 		OnWrite:   a.onLogsWritten,
+		OnFail:    func(int) { a.health.changed() },
 		Retention: a.retention,
 		Logger:    a.log,
 	})
@@ -162,9 +165,8 @@ func (a *App) start(ctx context.Context) error {
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
-	a.loops.Add(2)
+	a.loops.Add(1)
 	go func() { defer a.loops.Done(); a.persist.run(loopCtx) }()
-	go func() { defer a.loops.Done(); a.healthLoop(loopCtx) }()
 	return nil
 }
 
@@ -175,6 +177,7 @@ func (a *App) Close(ctx context.Context) error {
 	a.closeOne.Do(func() {
 		a.stop()
 		a.loops.Wait()
+		a.health.close()
 		err = errors.Join(a.logw.Close(ctx), a.persist.flush(ctx), a.db.Close())
 	})
 	return err
@@ -246,6 +249,9 @@ func (a *App) retention() (int, time.Duration) {
 func (a *App) onTransition(t breaker.Transition) {
 	a.persist.queue(t)
 	a.notifyTransition(t)
+	if t.Cause != breaker.CauseRestore { // restoring happens before the App is whole
+		a.health.changed()
+	}
 }
 
 func (a *App) endpointName(id int64) string {

@@ -2,11 +2,11 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
@@ -86,50 +86,61 @@ func (a *App) healthOf(id int64, name string, enabled bool, now time.Time) Healt
 	return h
 }
 
-// healthLoop publishes the health list when it changed, checking once a
-// second: often enough for "within a second" in the UI, and an Open
-// endpoint's countdown is derived by the UI from retry_in_ms. It also
-// publishes info when request log rows were lost since the last check.
-func (a *App) healthLoop(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	var last []byte
-	var lost [2]uint64 // log rows dropped and failed, as last published
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		// The counts change on the request path and the log writer's
-		// goroutine, where nothing may be published; info carries them.
-		if now := [2]uint64{a.logw.Dropped(), a.logw.Failed()}; now != lost {
-			lost = now
-			a.events.Publish("info", a.Info())
-		}
-		if a.events.Subscribers() == 0 {
-			last = nil
-			continue
-		}
-		hs := a.Health()
-		// retry_in_ms changes every tick; compare without it so an unchanged
-		// list is not re-sent, but re-send while something counts down.
-		counting := false
-		for i := range hs {
-			if hs[i].RetryInMs > 0 {
-				counting = true
-			}
-		}
-		data, err := json.Marshal(hs)
-		if err != nil {
-			continue
-		}
-		if !counting && bytes.Equal(data, last) {
-			continue
-		}
-		last = data
-		a.events.send(Event{Name: "health", Data: data})
+// healthPublisher sends the health list (and info, when request log rows
+// were lost) to the live stream when something that shapes it happened: a
+// breaker transition, a request, a lost log row. Nothing ticks: an idle
+// ccmesh does not wake up (the UI counts an Open endpoint down itself from
+// retry_in_ms). Changes close together are sent once, healthDebounce
+// after the first, which keeps "within a second" in the UI and costs the
+// request path one atomic operation.
+type healthPublisher struct {
+	a      *App
+	armed  atomic.Bool
+	mu     sync.Mutex // one publish at a time; guards the fields below
+	last   []byte
+	lost   [2]uint64 // log rows dropped and failed, as last published
+	closed bool
+}
+
+const healthDebounce = 250 * time.Millisecond
+
+// changed notes that health may have changed. Cheap and never blocking:
+// it runs on the request path.
+func (p *healthPublisher) changed() {
+	if p.armed.CompareAndSwap(false, true) {
+		time.AfterFunc(healthDebounce, p.publish)
 	}
+}
+
+func (p *healthPublisher) publish() {
+	p.armed.Store(false) // a change from now on arms the next publish
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	a := p.a
+	if now := [2]uint64{a.logw.Dropped(), a.logw.Failed()}; now != p.lost {
+		p.lost = now
+		a.events.Publish("info", a.Info())
+	}
+	if a.events.Subscribers() == 0 {
+		p.last = nil
+		return
+	}
+	data, err := json.Marshal(a.Health())
+	if err != nil || bytes.Equal(data, p.last) {
+		return
+	}
+	p.last = data
+	a.events.send(Event{Name: "health", Data: data})
+}
+
+// close stops publishing (at shutdown); a publish under way finishes.
+func (p *healthPublisher) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
 }
 
 // endpointStats keeps the per-endpoint figures of docs/BEHAVIOUR.md#health in memory, fed

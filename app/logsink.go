@@ -23,6 +23,7 @@ func (s logSink) Log(rec *proxy.Record) {
 			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
 	}
 	s.a.logw.Enqueue(LogRow(rec))
+	s.a.health.changed()
 }
 
 // LogRow is the request log row of a proxy record. Routing and the attempts

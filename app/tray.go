@@ -3,8 +3,6 @@
 package app
 
 import (
-	"time"
-
 	"github.com/getlantern/systray"
 )
 
@@ -40,12 +38,12 @@ func (t *tray) onReady() {
 	go t.loop()
 }
 
-// loop handles clicks and keeps the menu and icon current.
+// loop handles clicks and keeps the menu and icon current. Every change
+// that shows in them comes as an event (health, info, endpoints,
+// settings), so nothing polls: the tray costs nothing while idle.
 func (t *tray) loop() {
 	events, unsubscribe := t.d.a.events.Subscribe()
 	defer unsubscribe()
-	tick := time.NewTicker(2 * time.Second)
-	defer tick.Stop()
 	for {
 		select {
 		case <-t.open.ClickedCh:
@@ -58,7 +56,6 @@ func (t *tray) loop() {
 			go t.d.quit()
 			return
 		case <-events:
-		case <-tick.C:
 		}
 		t.apply(t.d.a.TrayView())
 	}

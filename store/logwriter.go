@@ -31,10 +31,16 @@ type LogWriterOptions struct {
 	// without reading them back). The slice is reused after the call
 	// returns. It must not block for long: the queue fills meanwhile.
 	OnWrite func(rows []RequestLog)
+	// OnFail, if set, is called from the writer's goroutine after a batch
+	// could not be written (Failed has counted it).
+	OnFail func(rows int)
 	// Retention, if set, gives the current limits (rows, age; ≤ 0 is off),
-	// applied with Prune at start and every PruneInterval.
+	// applied with Prune at start and then PruneInterval after a batch was
+	// written (at most once an interval): a writer with nothing to write
+	// never wakes up, so an idle ccmesh costs nothing.
 	Retention func() (rows int, age time.Duration)
-	// PruneInterval is how often Retention is applied; 0 means a minute.
+	// PruneInterval is how long after a write Retention is applied; 0
+	// means a minute.
 	PruneInterval time.Duration
 	// Logger reports failed writes and prunes, each with a stable "code"
 	// field (LOG-001 …); the zero Logger is silent.
@@ -149,11 +155,13 @@ func (w *LogWriter) run() {
 	defer close(w.done)
 	defer w.cancel()
 
-	var pruneTick <-chan time.Time
+	// pruneAt fires PruneInterval after the first batch written since the
+	// last prune; while nothing is written it is stopped.
+	pruneAt := time.NewTimer(w.opts.PruneInterval)
+	pruneAt.Stop()
+	defer pruneAt.Stop()
+	pruneArmed := false
 	if w.opts.Retention != nil {
-		t := time.NewTicker(w.opts.PruneInterval)
-		defer t.Stop()
-		pruneTick = t.C
 		w.prune()
 	}
 	flush := time.NewTimer(w.opts.FlushInterval)
@@ -172,7 +180,8 @@ func (w *LogWriter) run() {
 				continue
 			}
 		case <-flush.C:
-		case <-pruneTick:
+		case <-pruneAt.C:
+			pruneArmed = false
 			w.prune()
 			continue
 		case <-w.stop:
@@ -182,6 +191,10 @@ func (w *LogWriter) run() {
 		flush.Stop()
 		w.write(batch)
 		batch = batch[:0]
+		if w.opts.Retention != nil && !pruneArmed {
+			pruneArmed = true
+			pruneAt.Reset(w.opts.PruneInterval)
+		}
 	}
 }
 
@@ -216,6 +229,9 @@ func (w *LogWriter) write(batch []RequestLog) {
 		// Logged before it is counted: whoever sees the count finds the line.
 		w.log.Error().Err(err).Str("code", "LOG-001").Int("rows", len(batch)).Msg("write request logs: rows lost")
 		w.failed.Add(uint64(len(batch)))
+		if w.opts.OnFail != nil {
+			w.opts.OnFail(len(batch))
+		}
 		return
 	}
 	if w.opts.OnWrite != nil {

@@ -261,18 +261,30 @@ func TestLogWriterRetention(t *testing.T) {
 		for range 3 {
 			w.Enqueue(RequestLog{})
 		}
-		advance(time.Second) // flushed
+		advance(200 * time.Millisecond) // the batch's flush interval: written now
 		if rows := countLogs(t, db); rows != 5 {
 			t.Errorf("rows after writing 3 = %d, want 5", rows)
 		}
 		keep.Store(1)
-		advance(time.Minute - time.Second - time.Nanosecond)
+		advance(time.Minute - time.Nanosecond)
 		if rows := countLogs(t, db); rows != 5 {
-			t.Errorf("rows just before a minute = %d, want 5", rows)
+			t.Errorf("rows just before a minute after the write = %d, want 5", rows)
 		}
 		advance(time.Nanosecond)
 		if rows := countLogs(t, db); rows != 1 {
-			t.Errorf("rows after a minute = %d, want 1", rows)
+			t.Errorf("rows a minute after the write = %d, want 1", rows)
+		}
+		// Idle, the writer never wakes: rows it did not write stay until
+		// the next batch, a minute after which retention applies again.
+		addLogs(t, db, make([]RequestLog, 3)...)
+		advance(10 * time.Minute)
+		if rows := countLogs(t, db); rows != 4 {
+			t.Errorf("rows after 10 idle minutes = %d, want 4: nothing pruned while idle", rows)
+		}
+		w.Enqueue(RequestLog{})
+		advance(200*time.Millisecond + time.Minute)
+		if rows := countLogs(t, db); rows != 1 {
+			t.Errorf("rows a minute after the next write = %d, want 1", rows)
 		}
 	})
 }
