@@ -56,30 +56,38 @@ func decodeOne(coding string, b []byte, limit int64) ([]byte, bool) {
 
 var errUnknownCoding = errors.New("unknown content coding")
 
-// newDecoder reads the content coding coding (one of gzip, deflate, br,
-// zstd) from r as it arrives, so a compressed event stream can be parsed
-// event by event.
-func newDecoder(coding string, r io.Reader) (io.ReadCloser, error) {
-	switch coding {
-	case "gzip", "x-gzip":
-		return gzip.NewReader(r)
-	case "deflate":
+// decoders read each content coding ccmesh understands from r as it
+// arrives, so a compressed event stream can be parsed event by event.
+var decoders = map[string]func(r io.Reader) (io.ReadCloser, error){
+	"gzip":   gunzip,
+	"x-gzip": gunzip,
+	"deflate": func(r io.Reader) (io.ReadCloser, error) {
 		// RFC 9110's deflate is zlib-wrapped; some servers send raw deflate.
 		br := bufio.NewReader(r)
 		if hdr, err := br.Peek(2); err == nil && (uint16(hdr[0])<<8|uint16(hdr[1]))%31 == 0 && hdr[0]&0x0f == 8 {
 			return zlib.NewReader(br)
 		}
 		return flate.NewReader(br), nil
-	case "br":
-		return io.NopCloser(brotli.NewReader(r)), nil
-	case "zstd":
+	},
+	"br": func(r io.Reader) (io.ReadCloser, error) { return io.NopCloser(brotli.NewReader(r)), nil },
+	"zstd": func(r io.Reader) (io.ReadCloser, error) {
 		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
 		if err != nil {
 			return nil, err
 		}
 		return zr.IOReadCloser(), nil
+	},
+}
+
+func gunzip(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) }
+
+// newDecoder reads coding from r; an unknown coding is errUnknownCoding.
+func newDecoder(coding string, r io.Reader) (io.ReadCloser, error) {
+	dec, ok := decoders[coding]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", errUnknownCoding, coding)
 	}
-	return nil, fmt.Errorf("%w %q", errUnknownCoding, coding)
+	return dec(r)
 }
 
 // upstreamErrorText pulls the message out of an Anthropic or OpenAI error

@@ -198,8 +198,7 @@ func (q *request) upstreamError(e *endpoint, resp *http.Response) result {
 	if err != nil && q.r.Context().Err() != nil {
 		return q.clientLeft()
 	}
-	secrets := q.secrets(e)
-	decoded, masked := redact(decodeBody(resp.Header.Get("Content-Encoding"), raw, errBodyCap), secrets[:]...)
+	decoded, masked := q.redact(e, decodeBody(resp.Header.Get("Content-Encoding"), raw, errBodyCap))
 	res := result{
 		verdict:  classifyStatus(resp.StatusCode, resp.Header, decoded, e.APIKey != "", time.Now()),
 		status:   resp.StatusCode,
@@ -346,53 +345,38 @@ func decodeStream(resp *http.Response) bool {
 	if ce == "" || ce == "identity" {
 		return true
 	}
-	if !knownCoding(ce) {
+	if _, ok := decoders[ce]; !ok {
 		return false
 	}
-	resp.Body = &decodedBody{lazy: lazyDecoder{coding: ce, src: resp.Body}, raw: resp.Body}
+	resp.Body = &decodedBody{coding: ce, raw: resp.Body}
 	resp.Header.Del("Content-Encoding")
 	resp.Header.Del("Content-Length")
 	return true
 }
 
-func knownCoding(c string) bool {
-	switch c {
-	case "gzip", "x-gzip", "deflate", "br", "zstd":
-		return true
-	}
-	return false
-}
-
-// lazyDecoder builds its decoder on the first Read: gzip and zstd read
-// their header at once, and that read must happen inside the attempt's
-// timeouts like every other read of the body.
-type lazyDecoder struct {
+// decodedBody decodes raw as it is read. The decoder is built on the first
+// Read: gzip and zstd read their header at once, and that read must happen
+// inside the attempt's timeouts like every other read of the body.
+type decodedBody struct {
 	coding string
-	src    io.Reader
+	raw    io.ReadCloser
 	dec    io.ReadCloser
 }
 
-func (l *lazyDecoder) Read(p []byte) (int, error) {
-	if l.dec == nil {
-		d, err := newDecoder(l.coding, l.src)
+func (b *decodedBody) Read(p []byte) (int, error) {
+	if b.dec == nil {
+		d, err := newDecoder(b.coding, b.raw)
 		if err != nil {
-			return 0, fmt.Errorf("decode %s stream: %w", l.coding, err)
+			return 0, fmt.Errorf("decode %s stream: %w", b.coding, err)
 		}
-		l.dec = d
+		b.dec = d
 	}
-	return l.dec.Read(p)
+	return b.dec.Read(p)
 }
-
-type decodedBody struct {
-	lazy lazyDecoder
-	raw  io.Closer
-}
-
-func (b *decodedBody) Read(p []byte) (int, error) { return b.lazy.Read(p) }
 
 func (b *decodedBody) Close() error {
-	if b.lazy.dec != nil {
-		b.lazy.dec.Close()
+	if b.dec != nil {
+		b.dec.Close()
 	}
 	return b.raw.Close()
 }

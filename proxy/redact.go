@@ -37,10 +37,10 @@ func redact(b []byte, secrets ...string) ([]byte, bool) {
 	return b, changed
 }
 
-// secrets are what must never leave ccmesh in upstream text: the
-// endpoint's key and the client token.
-func (q *request) secrets(e *endpoint) [2]string {
-	return [2]string{e.APIKey, q.snap.cfg.ClientToken}
+// redact masks, in upstream text of an attempt on e, what must never leave
+// ccmesh: the endpoint's key and the client token.
+func (q *request) redact(e *endpoint, b []byte) ([]byte, bool) {
+	return redact(b, e.APIKey, q.snap.cfg.ClientToken)
 }
 
 // Redact is redact for text the admin side shows (Test results, health's

@@ -219,6 +219,12 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 		}
 		name, data := parseEvent(raw)
 		kind := classifyEvent(q.proto, name, data, !released)
+		if kind == evError {
+			// An upstream's error may echo the key: none of it leaves,
+			// nor is logged, unmasked.
+			raw, _ = q.redact(e, raw)
+			data, _ = q.redact(e, data)
+		}
 		q.rec.applyUsage(usageFromEvent(data))
 		if !released {
 			switch kind {
@@ -228,8 +234,6 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 				sr.max = max(1, maxPreludeSize-len(held))
 				continue
 			case evError:
-				secrets := q.secrets(e)
-				data, _ = redact(data, secrets[:]...)
 				return result{
 					verdict:  classifyStreamError(data, time.Now()),
 					status:   http.StatusOK,
@@ -246,11 +250,6 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 					return q.streamClientGone()
 				}
 			}
-		}
-		if kind == evError {
-			secrets := q.secrets(e)
-			raw, _ = redact(raw, secrets[:]...)
-			data, _ = redact(data, secrets[:]...)
 		}
 		if _, err := q.w.Write(raw); err != nil {
 			return q.streamClientGone()
