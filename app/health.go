@@ -75,14 +75,8 @@ func (a *App) healthOf(id int64, name string, enabled bool, now time.Time) Healt
 		h.LastTest = &t
 	}
 	a.testsMu.Unlock()
-	// Both hold upstream text; the proxy and Test mask what they record,
-	// and this masks it again with the key the endpoint has now.
-	if e, ok := a.endpointByID(id); ok {
-		h.LastError = a.redact(e, h.LastError)
-		if h.LastTest != nil {
-			h.LastTest.Message = a.redact(e, h.LastTest.Message)
-		}
-	}
+	// LastError and LastTest hold upstream text already masked where it was
+	// recorded (the proxy's attempt messages, Test before it stores).
 	return h
 }
 
