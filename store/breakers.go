@@ -93,30 +93,18 @@ func (db *DB) SaveBreakerTransitions(ctx context.Context, states []BreakerState,
 
 // LoadBreakerStates returns every stored breaker state, by endpoint id.
 func (db *DB) LoadBreakerStates(ctx context.Context) ([]BreakerState, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT endpoint_id, state, reason, opened_at, until,
-		consecutive_failures, half_open_successes, reopens, updated_at
-		FROM breaker_state ORDER BY endpoint_id`)
-	if err != nil {
-		return nil, fmt.Errorf("load breaker states: %w", err)
-	}
-	defer rows.Close()
-	out := []BreakerState{}
-	for rows.Next() {
+	return queryAll(ctx, db.sql, "load breaker states", func(rows *sql.Rows) (BreakerState, error) {
 		var (
 			s                        BreakerState
 			openedAt, until, updated int64
 		)
-		if err := rows.Scan(&s.EndpointID, &s.State, &s.Reason, &openedAt, &until,
-			&s.ConsecutiveFailures, &s.HalfOpenSuccesses, &s.Reopens, &updated); err != nil {
-			return nil, fmt.Errorf("load breaker states: %w", err)
-		}
+		err := rows.Scan(&s.EndpointID, &s.State, &s.Reason, &openedAt, &until,
+			&s.ConsecutiveFailures, &s.HalfOpenSuccesses, &s.Reopens, &updated)
 		s.OpenedAt, s.Until, s.UpdatedAt = fromMillis(openedAt), fromMillis(until), fromMillis(updated)
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load breaker states: %w", err)
-	}
-	return out, nil
+		return s, err
+	}, `SELECT endpoint_id, state, reason, opened_at, until,
+		consecutive_failures, half_open_successes, reopens, updated_at
+		FROM breaker_state ORDER BY endpoint_id`)
 }
 
 // AddBreakerEvent appends to the audit trail and returns the event's id.
@@ -157,26 +145,13 @@ func (db *DB) ListBreakerEvents(ctx context.Context, endpointID int64, limit int
 		query += ` WHERE endpoint_id = ?`
 		args = append(args, endpointID)
 	}
-	rows, err := db.sql.QueryContext(ctx, query+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("list breaker events: %w", err)
-	}
-	defer rows.Close()
-	out := []BreakerEvent{}
-	for rows.Next() {
+	return queryAll(ctx, db.sql, "list breaker events", func(rows *sql.Rows) (BreakerEvent, error) {
 		var (
 			e  BreakerEvent
 			at int64
 		)
-		if err := rows.Scan(&e.ID, &at, &e.EndpointID, &e.Endpoint, &e.Cause,
-			&e.From, &e.To, &e.Reason); err != nil {
-			return nil, fmt.Errorf("list breaker events: %w", err)
-		}
+		err := rows.Scan(&e.ID, &at, &e.EndpointID, &e.Endpoint, &e.Cause, &e.From, &e.To, &e.Reason)
 		e.At = fromMillis(at)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list breaker events: %w", err)
-	}
-	return out, nil
+		return e, err
+	}, query+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
 }

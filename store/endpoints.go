@@ -29,26 +29,32 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// ListEndpoints returns every endpoint in list order (sort_order, then id).
-func (db *DB) ListEndpoints(ctx context.Context) ([]Endpoint, error) {
-	rows, err := db.sql.QueryContext(ctx,
-		`SELECT `+endpointColumns+` FROM endpoints ORDER BY sort_order, id`)
+// queryAll runs query and scans every row it returns; an error names op.
+// No rows is [] rather than nil: the lists go out as JSON.
+func queryAll[T any](ctx context.Context, q queryer, op string, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list endpoints: %w", err)
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	defer rows.Close()
-	out := []Endpoint{} // [] not null in JSON
+	out := []T{}
 	for rows.Next() {
-		e, err := scanEndpoint(rows)
+		v, err := scan(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list endpoints: %w", err)
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		out = append(out, e)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list endpoints: %w", err)
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return out, nil
+}
+
+// ListEndpoints returns every endpoint in list order (sort_order, then id).
+func (db *DB) ListEndpoints(ctx context.Context) ([]Endpoint, error) {
+	return queryAll(ctx, db.sql, "list endpoints", func(r *sql.Rows) (Endpoint, error) { return scanEndpoint(r) },
+		`SELECT `+endpointColumns+` FROM endpoints ORDER BY sort_order, id`)
 }
 
 // GetEndpoint returns one endpoint, or an error wrapping ErrNotFound.

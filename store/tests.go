@@ -46,26 +46,14 @@ func (db *DB) SaveEndpointTest(ctx context.Context, t EndpointTest) error {
 
 // LoadEndpointTests returns every stored last test, by endpoint id.
 func (db *DB) LoadEndpointTests(ctx context.Context) ([]EndpointTest, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT endpoint_id, at, ok, status, latency_ms, message
-		FROM endpoint_tests ORDER BY endpoint_id`)
-	if err != nil {
-		return nil, fmt.Errorf("load test results: %w", err)
-	}
-	defer rows.Close()
-	out := []EndpointTest{}
-	for rows.Next() {
+	return queryAll(ctx, db.sql, "load test results", func(rows *sql.Rows) (EndpointTest, error) {
 		var (
 			t  EndpointTest
 			at int64
 		)
-		if err := rows.Scan(&t.EndpointID, &at, &t.OK, &t.Status, &t.LatencyMs, &t.Message); err != nil {
-			return nil, fmt.Errorf("load test results: %w", err)
-		}
+		err := rows.Scan(&t.EndpointID, &at, &t.OK, &t.Status, &t.LatencyMs, &t.Message)
 		t.At = fromMillis(at)
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load test results: %w", err)
-	}
-	return out, nil
+		return t, err
+	}, `SELECT endpoint_id, at, ok, status, latency_ms, message
+		FROM endpoint_tests ORDER BY endpoint_id`)
 }
