@@ -118,3 +118,46 @@ func TestBreakerPersisterRetriesAndSkipsDeleted(t *testing.T) {
 		t.Errorf("a flushed transition was written again: %d events", len(evs))
 	}
 }
+
+// A flush whose state write fails writes no audit entry either, and the
+// flush after it writes each entry once (docs/BEHAVIOUR.md#breaker-persistence).
+func TestBreakerFlushAuditsOnce(t *testing.T) {
+	h := newHarness(t)
+	e := h.mustCreate(`{"name":"a","base_url":"https://a.example","protocol":"anthropic"}`)
+	// A persister of its own, so the App's loop does not flush under the test.
+	p := newBreakerPersister(h.app.db, zerolog.Nop(), h.app)
+	p.queue(breaker.Transition{ID: e.ID, From: breaker.Closed, To: breaker.Open,
+		Reason: breaker.Manual, Cause: breaker.CauseForceOpen, At: time.Now()})
+	p.queue(breaker.Transition{ID: e.ID, From: breaker.Open, To: breaker.Closed,
+		Cause: breaker.CauseForceClose, At: time.Now()})
+
+	restore := failWrites(t, h, "breaker_state")
+	if err := p.flush(t.Context()); err == nil {
+		t.Fatal("flush with failing state writes: no error")
+	}
+	restore()
+	if err := p.flush(t.Context()); err != nil {
+		t.Fatalf("flush after the failure: %v", err)
+	}
+	if err := p.flush(t.Context()); err != nil {
+		t.Fatalf("flush of an empty queue: %v", err)
+	}
+	evs, err := h.app.db.ListBreakerEvents(t.Context(), e.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var causes []string
+	for _, ev := range evs {
+		causes = append(causes, ev.Cause)
+	}
+	if fmt.Sprint(causes) != "[force_close force_open]" {
+		t.Errorf("audit trail = %v, want each transition once: [force_close force_open]", causes)
+	}
+	states, err := h.app.db.LoadBreakerStates(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != 1 || states[0].EndpointID != e.ID {
+		t.Errorf("state rows = %+v, want endpoint a's", states)
+	}
+}

@@ -107,3 +107,41 @@ func TestNewKeyResetsBreaker(t *testing.T) {
 		t.Errorf("after a key change: %v, want closed", v.State)
 	}
 }
+
+// A force-open the database cannot save still takes effect, and the answer
+// says both (docs/BEHAVIOUR.md#manual-control); it is saved later.
+func TestForceOpenNotSaved(t *testing.T) {
+	h := newHarness(t)
+	e := h.mustCreate(`{"name":"a","base_url":"https://a.example","protocol":"anthropic"}`)
+	restore := failWrites(t, h, "breaker_events")
+	r := h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", e.ID), "")
+	got := r.apiErr(t)
+	if r.status != 500 || got.Code != "not_saved" {
+		t.Fatalf("force-open with a failing database: %d %s, want 500 not_saved", r.status, r.body)
+	}
+	for _, want := range []string{"endpoint a's breaker is forced open now", "saving that failed", "database or disk is full"} {
+		if !strings.Contains(got.Message, want) {
+			t.Errorf("message %q does not say %q", got.Message, want)
+		}
+	}
+	var hs []Health
+	h.do("GET", "/api/health", "").decode(t, &hs)
+	if len(hs) != 1 || hs[0].Status != "unhealthy" || hs[0].Reason != "manual" {
+		t.Errorf("health after the unsaved force-open = %+v, want unhealthy/manual: it took effect", hs)
+	}
+	restore()
+	h = h.restart() // shutdown saves what is queued
+	if v := h.app.Breakers().Get(e.ID).View(time.Now()); v.State != breaker.Open || v.Reason != breaker.Manual {
+		t.Errorf("after a restart: %v/%v, want open/manual saved at shutdown", v.State, v.Reason)
+	}
+	evs, _ := h.app.db.ListBreakerEvents(t.Context(), e.ID, 0)
+	forced := 0
+	for _, ev := range evs {
+		if ev.Cause == "force_open" {
+			forced++
+		}
+	}
+	if forced != 1 {
+		t.Errorf("audit trail = %+v, want one force_open", evs)
+	}
+}

@@ -3,7 +3,9 @@ package app
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -194,6 +196,33 @@ func (h *harness) watchLog() func() {
 		case <-logged:
 		case <-time.After(5 * time.Second):
 			h.t.Fatal("no log event within 5s")
+		}
+	}
+}
+
+// failWrites makes every write to table in h's database fail until the
+// returned func runs: a real SQLite error from the file the App uses, as a
+// full disk would give, not a stand-in for the store.
+func failWrites(t *testing.T, h *harness, table string) (restore func()) {
+	t.Helper()
+	// The App may be writing too (its persistence loop retries): wait for it.
+	raw, err := sql.Open("sqlite", "file:"+h.app.db.Path()+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	for _, op := range []string{"INSERT", "UPDATE"} {
+		q := fmt.Sprintf(`CREATE TRIGGER fail_%s_%s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`,
+			op, table, op, table)
+		if _, err := raw.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for _, op := range []string{"INSERT", "UPDATE"} {
+			if _, err := raw.ExecContext(t.Context(), fmt.Sprintf(`DROP TRIGGER fail_%s_%s`, op, table)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

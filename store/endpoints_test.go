@@ -230,39 +230,34 @@ func TestDeleteEndpointRemovesBreakerState(t *testing.T) {
 }
 
 func TestCreateEndpointValidation(t *testing.T) {
-	with := func(edit func(p *EndpointPatch)) EndpointPatch {
-		p := endpointPatch("new")
-		edit(&p)
-		return p
-	}
 	tests := []struct {
 		name      string
 		patch     EndpointPatch
 		wantField string
 		wantCode  string
 	}{
-		{"no name", with(func(p *EndpointPatch) { p.Name = nil }), "name", CodeRequired},
-		{"empty name", with(func(p *EndpointPatch) { p.Name = ptr("") }), "name", CodeRequired},
-		{"no base_url", with(func(p *EndpointPatch) { p.BaseURL = nil }), "base_url", CodeRequired},
-		{"name with space", with(func(p *EndpointPatch) { p.Name = ptr("my relay") }), "name", CodeInvalidName},
-		{"name with slash", with(func(p *EndpointPatch) { p.Name = ptr("a/b") }), "name", CodeInvalidName},
-		{"name too long", with(func(p *EndpointPatch) { p.Name = ptr(strings.Repeat("a", 65)) }), "name", CodeInvalidName},
-		{"name not ascii", with(func(p *EndpointPatch) { p.Name = ptr("中转") }), "name", CodeInvalidName},
-		{"duplicate name", with(func(p *EndpointPatch) { p.Name = ptr("taken") }), "name", CodeDuplicateName},
-		{"ftp url", with(func(p *EndpointPatch) { p.BaseURL = ptr("ftp://relay.example") }), "base_url", CodeInvalidURL},
-		{"no scheme", with(func(p *EndpointPatch) { p.BaseURL = ptr("relay.example/api") }), "base_url", CodeInvalidURL},
-		{"no host", with(func(p *EndpointPatch) { p.BaseURL = ptr("https:///v1") }), "base_url", CodeInvalidURL},
-		{"port only", with(func(p *EndpointPatch) { p.BaseURL = ptr("http://:8080") }), "base_url", CodeInvalidURL},
-		{"query", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/api?key=1") }), "base_url", CodeInvalidURL},
-		{"fragment", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/#x") }), "base_url", CodeInvalidURL},
-		{"credentials", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://u:sk-1@relay.example") }), "base_url", CodeInvalidURL},
-		{"key with control char", with(func(p *EndpointPatch) { p.APIKey = ptr("sk-a\x00b") }), "api_key", CodeInvalidAPIKey},
-		{"empty model pattern", with(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-*", ""}) }), "models", CodeInvalidModelPattern},
-		{"question mark pattern", with(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-?"}) }), "models", CodeInvalidModelPattern},
-		{"class pattern", with(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-[ab"}) }), "models", CodeInvalidModelPattern},
-		{"model_map bad key", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"a[": "b"}) }), "model_map", CodeInvalidModelMap},
-		{"model_map empty key", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"": "b"}) }), "model_map", CodeInvalidModelMap},
-		{"model_map empty value", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"claude-*": " "}) }), "model_map", CodeInvalidModelMap},
+		{"no name", newPatchWith(func(p *EndpointPatch) { p.Name = nil }), "name", CodeRequired},
+		{"empty name", newPatchWith(func(p *EndpointPatch) { p.Name = ptr("") }), "name", CodeRequired},
+		{"no base_url", newPatchWith(func(p *EndpointPatch) { p.BaseURL = nil }), "base_url", CodeRequired},
+		{"name with space", newPatchWith(func(p *EndpointPatch) { p.Name = ptr("my relay") }), "name", CodeInvalidName},
+		{"name with slash", newPatchWith(func(p *EndpointPatch) { p.Name = ptr("a/b") }), "name", CodeInvalidName},
+		{"name too long", newPatchWith(func(p *EndpointPatch) { p.Name = ptr(strings.Repeat("a", 65)) }), "name", CodeInvalidName},
+		{"name not ascii", newPatchWith(func(p *EndpointPatch) { p.Name = ptr("中转") }), "name", CodeInvalidName},
+		{"duplicate name", newPatchWith(func(p *EndpointPatch) { p.Name = ptr("taken") }), "name", CodeDuplicateName},
+		{"ftp url", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("ftp://relay.example") }), "base_url", CodeInvalidURL},
+		{"no scheme", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("relay.example/api") }), "base_url", CodeInvalidURL},
+		{"no host", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("https:///v1") }), "base_url", CodeInvalidURL},
+		{"port only", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("http://:8080") }), "base_url", CodeInvalidURL},
+		{"query", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/api?key=1") }), "base_url", CodeInvalidURL},
+		{"fragment", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/#x") }), "base_url", CodeInvalidURL},
+		{"credentials", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("https://u:sk-1@relay.example") }), "base_url", CodeInvalidURL},
+		{"key with control char", newPatchWith(func(p *EndpointPatch) { p.APIKey = ptr("sk-a\x00b") }), "api_key", CodeInvalidAPIKey},
+		{"empty model pattern", newPatchWith(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-*", ""}) }), "models", CodeInvalidModelPattern},
+		{"question mark pattern", newPatchWith(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-?"}) }), "models", CodeInvalidModelPattern},
+		{"class pattern", newPatchWith(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-[ab"}) }), "models", CodeInvalidModelPattern},
+		{"model_map bad key", newPatchWith(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"a[": "b"}) }), "model_map", CodeInvalidModelMap},
+		{"model_map empty key", newPatchWith(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"": "b"}) }), "model_map", CodeInvalidModelMap},
+		{"model_map empty value", newPatchWith(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"claude-*": " "}) }), "model_map", CodeInvalidModelMap},
 	}
 	db := openTestDB(t)
 	mustCreate(t, db, endpointPatch("taken"))

@@ -112,3 +112,10 @@ func backups(t *testing.T, dbPath string) []string {
 	}
 	return m
 }
+
+// newPatchWith is endpointPatch("new") changed by edit: one bad field at a time.
+func newPatchWith(edit func(p *EndpointPatch)) EndpointPatch {
+	p := endpointPatch("new")
+	edit(&p)
+	return p
+}

@@ -10,39 +10,34 @@ import (
 // Values that used to be stored and then broke something: each is refused
 // with its field, its code and a message that says what is wrong.
 func TestCreateEndpointRefusesBadValues(t *testing.T) {
-	with := func(edit func(p *EndpointPatch)) EndpointPatch {
-		p := endpointPatch("new")
-		edit(&p)
-		return p
-	}
 	tests := []struct {
-		name         string
-		patch        EndpointPatch
-		field, code  string
-		wantInMessag string
+		name          string
+		patch         EndpointPatch
+		field, code   string
+		wantInMessage string
 	}{
-		{"name .", with(func(p *EndpointPatch) { p.Name = ptr(".") }), "name", CodeInvalidName, "@name/model"},
-		{"name ..", with(func(p *EndpointPatch) { p.Name = ptr("..") }), "name", CodeInvalidName, "@name/model"},
-		{"port above 65535", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example:65536/api") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
-		{"port 99999", with(func(p *EndpointPatch) { p.BaseURL = ptr("http://127.0.0.1:99999") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
-		{"port 0", with(func(p *EndpointPatch) { p.BaseURL = ptr("http://127.0.0.1:0") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
-		{"port not numeric", with(func(p *EndpointPatch) { p.BaseURL = ptr("http://relay.example:80a/api") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
-		{"ipv6 port above 65535", with(func(p *EndpointPatch) { p.BaseURL = ptr("http://[::1]:70000") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
-		{"base_url not UTF-8", with(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/\xff") }), "base_url", CodeInvalidURL, "UTF-8"},
-		{"key not UTF-8", with(func(p *EndpointPatch) { p.APIKey = ptr("sk-\xffabc") }), "api_key", CodeInvalidAPIKey, "UTF-8"},
-		{"key with U+FFFD", with(func(p *EndpointPatch) { p.APIKey = ptr("sk-\uFFFDabc") }), "api_key", CodeInvalidAPIKey, "UTF-8"},
-		{"name not UTF-8", with(func(p *EndpointPatch) { p.Name = ptr("a\xff") }), "name", CodeInvalidName, "letters, digits"},
-		{"model not UTF-8", with(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-\xc3"}) }), "models", CodeInvalidModelPattern, "UTF-8"},
-		{"model_map key not UTF-8", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"a\xff": "b"}) }), "model_map", CodeInvalidModelMap, "UTF-8"},
-		{"model_map value not UTF-8", with(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"a": "b\xff"}) }), "model_map", CodeInvalidModelMap, "UTF-8"},
+		{"name .", newPatchWith(func(p *EndpointPatch) { p.Name = ptr(".") }), "name", CodeInvalidName, "@name/model"},
+		{"name ..", newPatchWith(func(p *EndpointPatch) { p.Name = ptr("..") }), "name", CodeInvalidName, "@name/model"},
+		{"port above 65535", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example:65536/api") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
+		{"port 99999", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("http://127.0.0.1:99999") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
+		{"port 0", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("http://127.0.0.1:0") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
+		{"port not numeric", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("http://relay.example:80a/api") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
+		{"ipv6 port above 65535", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("http://[::1]:70000") }), "base_url", CodeInvalidURL, "port must be a number from 1 to 65535"},
+		{"base_url not UTF-8", newPatchWith(func(p *EndpointPatch) { p.BaseURL = ptr("https://relay.example/\xff") }), "base_url", CodeInvalidURL, "UTF-8"},
+		{"key not UTF-8", newPatchWith(func(p *EndpointPatch) { p.APIKey = ptr("sk-\xffabc") }), "api_key", CodeInvalidAPIKey, "UTF-8"},
+		{"key with U+FFFD", newPatchWith(func(p *EndpointPatch) { p.APIKey = ptr("sk-\uFFFDabc") }), "api_key", CodeInvalidAPIKey, "UTF-8"},
+		{"name not UTF-8", newPatchWith(func(p *EndpointPatch) { p.Name = ptr("a\xff") }), "name", CodeInvalidName, "letters, digits"},
+		{"model not UTF-8", newPatchWith(func(p *EndpointPatch) { p.Models = ptr([]string{"claude-\xc3"}) }), "models", CodeInvalidModelPattern, "UTF-8"},
+		{"model_map key not UTF-8", newPatchWith(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"a\xff": "b"}) }), "model_map", CodeInvalidModelMap, "UTF-8"},
+		{"model_map value not UTF-8", newPatchWith(func(p *EndpointPatch) { p.ModelMap = ptr(map[string]string{"a": "b\xff"}) }), "model_map", CodeInvalidModelMap, "UTF-8"},
 	}
 	db := openTestDB(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := db.CreateEndpoint(t.Context(), tc.patch)
 			assertValidation(t, err, tc.field, tc.code)
-			if err != nil && !strings.Contains(err.Error(), tc.wantInMessag) {
-				t.Errorf("message %q does not say %q", err, tc.wantInMessag)
+			if err != nil && !strings.Contains(err.Error(), tc.wantInMessage) {
+				t.Errorf("message %q does not say %q", err, tc.wantInMessage)
 			}
 		})
 	}
