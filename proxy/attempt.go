@@ -17,6 +17,11 @@ type result struct {
 	status   int
 	msg      string
 	bodyHead string
+	// adjust asks forward to try the same endpoint once more with the
+	// request adjusted (retry.go); nothing was written to the client.
+	adjust adjustment
+	// adjusted is the adjustment this attempt's answer came with.
+	adjusted adjustment
 }
 
 // attempt is one attempt's working state. The failover history entry
@@ -213,7 +218,7 @@ func (q *request) startPos(cands []*endpoint, cursor int64) int {
 		at = cursor % n
 	}
 	for i, e := range cands {
-		if int64(e.listIndex) >= at {
+		if int64(e.listIndex[q.pi]) >= at {
 			return i
 		}
 	}
@@ -227,7 +232,7 @@ func (q *request) leave(e *endpoint, seen int64) int64 {
 	if q.strategy() != StrategySticky {
 		return seen
 	}
-	next := int64((e.listIndex + 1) % len(q.snap.lists[q.pi]))
+	next := int64((e.listIndex[q.pi] + 1) % len(q.snap.lists[q.pi]))
 	if q.s.cursors[q.pi].CompareAndSwap(seen, next) {
 		return next
 	}
@@ -262,6 +267,8 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 		DurationMs:     end.Sub(at.start).Milliseconds(),
 		BreakerCounted: at.res.outcome.Kind != breaker.Neutral,
 		Outcome:        at.res.outcome.Kind,
+		Translation:    q.translationName(e),
+		Adjusted:       at.res.adjusted.String(),
 	})
 	if at.res.act != actDone && at.res.act != actStop {
 		// The message may quote the upstream's body: it goes to the request

@@ -61,9 +61,11 @@ type endpoint struct {
 	authMode  AuthMode // resolved: AuthXAPIKey or AuthBearer
 	models    []pattern
 	modelMap  []mapping
-	protocol  int // Protocol index: into snapshot.lists and Server.cursors
-	profile   breaker.Profile
-	listIndex int // position in its protocol's routable list; -1 when not routable
+	protocol int // Protocol index: into snapshot.lists and Server.cursors
+	profile  breaker.Profile
+	// listIndex[p] is the position in protocol p's routable list; -1 when
+	// the endpoint is not in it.
+	listIndex [numProtocols]int
 }
 
 type mapping struct {
@@ -110,24 +112,41 @@ func compile(cfg Config) *snapshot {
 		s.byName[e.Name] = ce
 		all = append(all, ce)
 	}
-	fast := slices.ContainsFunc(all, func(e *endpoint) bool { return e.Enabled && e.Fast })
-	var routable []*endpoint
-	for _, e := range all {
-		if e.Enabled && (e.Fast || !fast) {
-			routable = append(routable, e)
+	for pi := range numProtocols {
+		s.lists[pi] = routableList(all, pi)
+		for i, e := range s.lists[pi] {
+			e.listIndex[pi] = i
 		}
-	}
-	slices.SortStableFunc(routable, func(a, b *endpoint) int {
-		if fast {
-			return cmp.Or(cmp.Compare(a.FastSortOrder, b.FastSortOrder), cmp.Compare(a.ID, b.ID))
-		}
-		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
-	})
-	for _, e := range routable {
-		e.listIndex = len(s.lists[e.protocol])
-		s.lists[e.protocol] = append(s.lists[e.protocol], e)
 	}
 	return s
+}
+
+// routableList is protocol pi's routable list (docs/BEHAVIOUR.md#routable-list):
+// the enabled fast-queue endpoints that can serve pi at all, in queue
+// order; when there are none, every enabled endpoint that can, in list
+// order. The fast queue is per protocol, so a fast queue of Claude relays
+// does not leave Codex without endpoints.
+func routableList(all []*endpoint, pi int) []*endpoint {
+	var fast, every []*endpoint
+	for _, e := range all {
+		if !e.Enabled || !e.canServe(pi) {
+			continue
+		}
+		every = append(every, e)
+		if e.Fast {
+			fast = append(fast, e)
+		}
+	}
+	if len(fast) > 0 {
+		slices.SortStableFunc(fast, func(a, b *endpoint) int {
+			return cmp.Or(cmp.Compare(a.FastSortOrder, b.FastSortOrder), cmp.Compare(a.ID, b.ID))
+		})
+		return fast
+	}
+	slices.SortStableFunc(every, func(a, b *endpoint) int {
+		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
+	})
+	return every
 }
 
 func compileEndpoint(e Endpoint) (*endpoint, error) {
@@ -155,8 +174,10 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 		base:      u,
 		dropV1:    versionSegment.MatchString(u.Path),
 		protocol:  pi,
-		profile:   e.Protocol.Profile(),
-		listIndex: -1,
+		profile:  e.Protocol.Profile(),
+	}
+	for pi := range ce.listIndex {
+		ce.listIndex[pi] = -1
 	}
 	ce.authMode = e.Auth.resolve(e.Protocol)
 	for _, m := range e.Models {
@@ -176,13 +197,31 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 	return ce, nil
 }
 
-// servesModel applies the endpoint's models filter (empty = all).
-func (e *endpoint) servesModel(model string) bool {
-	if len(e.models) == 0 {
+// canServe reports whether the endpoint can serve requests of protocol
+// pi at all: its own protocol's always; another protocol's, translated,
+// only when it names models (docs/BEHAVIOUR.md#candidates).
+func (e *endpoint) canServe(pi int) bool {
+	return e.protocol == pi || len(e.models) > 0 || len(e.modelMap) > 0
+}
+
+// serves reports whether the endpoint serves model for a request of
+// protocol pi: its own protocol's clients by its models filter (empty =
+// all), other protocols' only for a model its models or a model_map
+// pattern names.
+func (e *endpoint) serves(pi int, model string) bool {
+	if e.protocol == pi && len(e.models) == 0 {
 		return true
 	}
 	for _, p := range e.models {
 		if p.match(model) {
+			return true
+		}
+	}
+	if e.protocol == pi {
+		return false
+	}
+	for _, m := range e.modelMap {
+		if m.from.match(model) {
 			return true
 		}
 	}

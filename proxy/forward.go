@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 var (
@@ -33,15 +34,49 @@ const (
 // sends it, and classifies the answer; success and neutral answers are
 // written to the client, failures only classified.
 //
-// Every endpoint speaks the client's protocol today, so encoding is the
-// client's body with the model renamed (encode) and the answer passes
-// through (stream, copyResponse). A translating endpoint plugs in at those
-// two places, per attempt: its protocol decides.
+// An endpoint of the client's protocol gets the client's body with the
+// model renamed (encode) and its answer passes through (stream,
+// copyResponse). An endpoint of another protocol gets the request
+// translated, per attempt, and its answer is translated back
+// (translate.go); so is the answer of an upstream that streams when asked
+// not to, or not when asked to.
 func (q *request) forward(e *endpoint) result {
+	res := q.forwardOnce(e)
+	if res.adjust != adjustNone {
+		// One more try on the same endpoint with the request adjusted,
+		// inside the same permit: the breaker hears only how it ends.
+		q.adjusted = res.adjust
+		q.s.log.Debug().Str("endpoint", e.Name).Str("adjustment", res.adjust.String()).Msg("retrying with the request adjusted")
+		adj := res.adjust
+		res = q.forwardOnce(e)
+		res.adjusted, q.adjusted = adj, adjustNone
+	}
+	return res
+}
+
+// forwardOnce sends one request to e.
+func (q *request) forwardOnce(e *endpoint) result {
 	cfg := &q.snap.cfg
+	if q.r.URL.Path == countTokensPath && e.protocol != q.pi {
+		// Only the Messages API counts tokens.
+		q.answerEstimate(fmt.Sprintf("endpoint %s speaks %s", e.Name, e.Protocol))
+		return result{verdict: verdict{act: actDone, outcome: neutral}, status: http.StatusOK}
+	}
+	t, err := q.translationFor(e)
+	if err != nil {
+		return q.clientBadBody(err)
+	}
 	ctx, cancel := context.WithCancelCause(q.r.Context())
 	defer cancel(nil)
-	req, err := q.encode(ctx, e)
+	var req *http.Request
+	if t != nil {
+		req, err = q.encodeTranslated(ctx, e, t)
+		if conv.IsUnsupported(err) {
+			return q.translationRefused(e, err)
+		}
+	} else {
+		req, err = q.encode(ctx, e)
+	}
 	if err != nil {
 		return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrTransport},
 			msg: "build upstream request: " + err.Error()}
@@ -56,13 +91,29 @@ func (q *request) forward(e *endpoint) result {
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		firstByte.Stop()
-		return q.upstreamError(e, resp)
+		return q.upstreamError(e, resp, t)
 	}
-	if isSSE(resp.Header) && decodeStream(resp) {
+	sse := isSSE(resp.Header)
+	if t == nil && sse != q.info.stream && q.r.URL.Path != countTokensPath {
+		// The upstream ignored "stream": the client gets what it asked for.
+		// A body the codec cannot read is left to pass through as it came.
+		t, _ = q.translationTo(q.proto)
+	}
+	if sse && decodeStream(resp) {
 		// The first-byte timer keeps running: it also bounds the prelude hold.
-		return q.stream(ctx, e, resp, firstByte, cancel)
+		if t != nil && !q.info.stream {
+			return q.collectStream(ctx, e, t, resp, firstByte, cancel)
+		}
+		var tx *streamTx
+		if t != nil {
+			tx = newStreamTx(t)
+		}
+		return q.stream(ctx, e, resp, firstByte, cancel, tx)
 	}
 	firstByte.Stop()
+	if t != nil {
+		return q.translatedResponse(ctx, t, resp, cancel)
+	}
 	return q.copyResponse(ctx, resp, cancel)
 }
 
@@ -193,7 +244,7 @@ func describeTransport(err error) string {
 
 // upstreamError reads the head of a non-2xx answer, classifies it and,
 // when the table says so, hands it to the client as it came.
-func (q *request) upstreamError(e *endpoint, resp *http.Response) result {
+func (q *request) upstreamError(e *endpoint, resp *http.Response, t *translation) result {
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, errBodyCap))
 	if err != nil && q.r.Context().Err() != nil {
 		return q.clientLeft()
@@ -210,10 +261,18 @@ func (q *request) upstreamError(e *endpoint, resp *http.Response) result {
 		// must neither fail the request nor trip the breaker that guards
 		// its /v1/messages.
 		res.verdict = verdict{act: actDone, outcome: neutral, errType: ErrStatus}
-		q.answerEstimate(resp.StatusCode)
+		q.answerEstimate(fmt.Sprintf("the upstream answered %d", resp.StatusCode))
 		return res
 	}
 	if res.act != actDone {
+		return res
+	}
+	if adj := q.adjustmentFor(e, resp.StatusCode, decoded); adj != adjustNone {
+		res.adjust = adj
+		return res
+	}
+	if t != nil {
+		q.translatedError(e, resp.StatusCode, res)
 		return res
 	}
 	if masked {

@@ -81,6 +81,10 @@ type Exclusion string
 const (
 	// ExcludedModel: the endpoint's models do not match the model asked.
 	ExcludedModel Exclusion = "model"
+	// ExcludedProtocol: the endpoint speaks another protocol and neither
+	// its models nor its model_map name the model asked, so it is not
+	// offered to this client translated.
+	ExcludedProtocol Exclusion = "protocol"
 	// ExcludedBreaker: the breaker is Open before its cooldown ends, or
 	// HalfOpen with its one probe permit taken (ProbeInFlight).
 	ExcludedBreaker Exclusion = "breaker"
@@ -110,6 +114,13 @@ type Attempt struct {
 	DurationMs     int64        `json:"duration_ms"`
 	BreakerCounted bool         `json:"breaker_counted"`
 	Outcome        breaker.Kind `json:"outcome"` // what the breaker heard
+	// Translation names the translation the attempt ran, client protocol
+	// to endpoint protocol ("anthropic→openai-chat"); "" when none.
+	Translation string `json:"translation,omitempty"`
+	// Adjusted names how the request was changed for a second try on the
+	// same endpoint after it refused the first ("strip_thinking",
+	// "step_down_effort"); "" when it was not.
+	Adjusted string `json:"adjusted,omitempty"`
 }
 
 // ErrorType names what went wrong in one attempt (docs/BEHAVIOUR.md#request-log).
@@ -126,6 +137,7 @@ const (
 	ErrStreamErr       ErrorType = "stream_error"       // an error event in a 2xx stream
 	ErrStreamEnd       ErrorType = "stream_ended_early" // the body or stream ended or broke too soon
 	ErrClientGone      ErrorType = "client_gone"        // the client went away
+	ErrTranslation     ErrorType = "translation"        // the request cannot be carried in the endpoint's protocol
 )
 
 // usage collects token counts from any of the three protocols' usage

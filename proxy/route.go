@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // request is one client request on its way through the proxy.
@@ -36,8 +37,14 @@ type request struct {
 	// abort: the answer broke after its status was sent; the connection
 	// must be cut so the client cannot take it for complete.
 	abort bool
-	// bodies caches the forwarded body per forwarded model.
+	// bodies caches the forwarded body per forwarded model (and protocol,
+	// for translated bodies).
 	bodies map[string][]byte
+	// conv is the client's request in the neutral model, decoded by the
+	// first attempt that translates (translate.go).
+	conv *conv.Request
+	// adjusted is the adjustment of the retry in progress (retry.go).
+	adjusted adjustment
 }
 
 // serve reads the body, resolves the route and runs the attempt loop.
@@ -153,8 +160,6 @@ func (q *request) resolveExplicit() (status int, msg string) {
 		return http.StatusBadRequest, fmt.Sprintf("no endpoint is named %q (named by %s); check the name in ccmesh's endpoint list", name, how)
 	case !e.Enabled:
 		return http.StatusBadRequest, fmt.Sprintf("endpoint %q (named by %s) is disabled; enable it in ccmesh or name another", name, how)
-	case e.protocol != q.pi:
-		return http.StatusBadRequest, fmt.Sprintf("endpoint %q (named by %s) speaks %s and cannot serve %s", name, how, e.Protocol, q.r.URL.Path)
 	}
 	q.explicit = e
 	return 0, ""
@@ -242,8 +247,12 @@ func (q *request) decide(now time.Time) decision {
 	var d decision
 	waitable := true
 	for _, e := range q.snap.lists[q.pi] {
-		if !e.servesModel(q.model) {
-			d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: ExcludedModel})
+		if !e.serves(q.pi, q.model) {
+			why := ExcludedModel
+			if e.protocol != q.pi {
+				why = ExcludedProtocol
+			}
+			d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: why})
 			continue
 		}
 		b := q.s.breakers.Get(e.ID)
@@ -279,9 +288,9 @@ const halfOpenPoll = 100 * time.Millisecond
 func (q *request) noEndpointMessage() string {
 	proto := q.proto
 	if len(q.snap.lists[q.pi]) == 0 {
-		return fmt.Sprintf("no enabled %s endpoint is configured (or none in the fast queue); add or enable one in ccmesh", proto)
+		return fmt.Sprintf("no enabled endpoint serves %s clients; add or enable one in ccmesh (endpoints of other protocols serve them, translated, only for models their models or model_map name)", proto)
 	}
-	return fmt.Sprintf("no enabled %s endpoint serves model %s; add the model to an endpoint's model list or name an endpoint with @name/%s", proto, q.model, q.model)
+	return fmt.Sprintf("no enabled endpoint serves model %s to %s clients; add the model to an endpoint's models (or model_map, for an endpoint of another protocol) or name an endpoint with @name/%s", q.model, proto, q.model)
 }
 
 func (q *request) allOpenMessage(excluded []Excluded, n int, now time.Time) string {

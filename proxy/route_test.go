@@ -138,7 +138,7 @@ func TestExplicitEndpoint(t *testing.T) {
 		{name: "skips the model filter", path: "/v1/messages?beta=true", model: "@c/claude-sonnet-4-5", wantCode: 200, wantEp: "c"},
 		{name: "unknown name", path: "/v1/messages", model: "@nope/claude-sonnet-4-5", wantCode: 400, wantIn: `no endpoint is named \"nope\"`},
 		{name: "disabled", path: "/v1/messages", model: "claude-sonnet-4-5", header: "off", wantCode: 400, wantIn: `endpoint \"off\" (named by the x-ccmesh-endpoint header) is disabled`},
-		{name: "wrong protocol", path: "/v1/messages", model: "claude-sonnet-4-5", header: "chat", wantCode: 400, wantIn: "speaks openai-chat"},
+		{name: "another protocol is translated", path: "/v1/messages", model: "claude-sonnet-4-5", header: "chat", wantCode: 200, wantEp: "chat"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,7 +147,8 @@ func TestExplicitEndpoint(t *testing.T) {
 			ec.Models = []string{"gpt-*"}
 			off := ep(4, "off", a.URL)
 			off.Enabled = false
-			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL), ep(2, "b", b.URL), ec, off, chatEp(5, "chat", a.URL)}})
+			chat := upstream(t, proxytest.ChatCompletion("from chat", 1, 1))
+			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL), ep(2, "b", b.URL), ec, off, chatEp(5, "chat", chat.URL)}})
 			h.breakers.Get(2).ForceOpen() // explicit requests still reach it
 			body := strings.Replace(claudeBody, "claude-sonnet-4-5", tc.model, 1)
 			got := h.post(tc.path, body, "x-ccmesh-endpoint", tc.header)
@@ -166,6 +167,12 @@ func TestExplicitEndpoint(t *testing.T) {
 			}
 			if got.header.Get("X-Ccmesh-Endpoint") != tc.wantEp || !rec.Explicit {
 				t.Errorf("endpoint %q explicit %v, want %q explicit", got.header.Get("X-Ccmesh-Endpoint"), rec.Explicit, tc.wantEp)
+			}
+			if tc.wantEp == "chat" {
+				if rec.Attempts[0].Translation != "anthropic→openai-chat" || chat.Count() != 1 {
+					t.Errorf("translation %q, chat upstream saw %d", rec.Attempts[0].Translation, chat.Count())
+				}
+				return
 			}
 			target := map[string]*proxytest.Upstream{"b": b, "c": c}[tc.wantEp]
 			reqs := target.Requests()

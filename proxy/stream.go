@@ -199,7 +199,11 @@ func classifyChatEvent(data []byte) evKind {
 // opening metadata is held until the first content event so that an
 // upstream dying before it fails over invisibly; firstByte, still
 // running, bounds that hold.
-func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, firstByte *time.Timer, cancel context.CancelCauseFunc) result {
+//
+// tx, when not nil, re-encodes each event for a client of another
+// protocol; the hold, classification and usage read the upstream's own
+// events.
+func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, firstByte *time.Timer, cancel context.CancelCauseFunc, tx *streamTx) result {
 	cfg := &q.snap.cfg
 	q.rec.Stream = true
 	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
@@ -215,10 +219,15 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			if !released {
 				return q.preludeFailure(ctx, err)
 			}
-			return q.streamBroken(ctx, err, complete)
+			if tx != nil && errors.Is(err, io.EOF) {
+				if complete = q.endTranslated(tx) || complete; q.rec.ClientGone {
+					return q.streamClientGone()
+				}
+			}
+			return q.streamBroken(ctx, err, complete, tx)
 		}
 		name, data := parseEvent(raw)
-		kind := classifyEvent(q.proto, name, data, !released)
+		kind := classifyEvent(e.Protocol, name, data, !released)
 		if kind == evError {
 			// An upstream's error may echo the key: none of it leaves,
 			// nor is logged, unmasked.
@@ -226,10 +235,16 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			data, _ = q.redact(e, data)
 		}
 		q.rec.applyUsage(usageFromEvent(data))
+		out := raw
+		if tx != nil && (released || kind != evError) {
+			if out, err = tx.feed(name, data); err != nil {
+				return q.translatedStreamBroken(tx, released, resp.StatusCode, e, err)
+			}
+		}
 		if !released {
 			switch kind {
 			case evPrelude:
-				held = append(held, raw...)
+				held = append(held, out...)
 				// What is held and the next event share one budget.
 				sr.max = max(1, maxPreludeSize-len(held))
 				continue
@@ -251,10 +266,12 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 				}
 			}
 		}
-		if _, err := q.w.Write(raw); err != nil {
-			return q.streamClientGone()
+		if len(out) > 0 {
+			if _, err := q.w.Write(out); err != nil {
+				return q.streamClientGone()
+			}
+			rc.flush()
 		}
-		rc.flush()
 		switch kind {
 		case evTerminal:
 			complete = true
@@ -299,7 +316,7 @@ func (q *request) preludeFailure(ctx context.Context, err error) result {
 }
 
 // streamBroken ends a stream that already reached the client.
-func (q *request) streamBroken(ctx context.Context, err error, complete bool) result {
+func (q *request) streamBroken(ctx context.Context, err error, complete bool, tx *streamTx) result {
 	ok := result{verdict: delivered, status: q.rec.Status}
 	switch {
 	case complete && errors.Is(err, io.EOF):
@@ -320,7 +337,11 @@ func (q *request) streamBroken(ctx context.Context, err error, complete bool) re
 		msg = "the upstream stream broke: " + err.Error()
 	}
 	q.rec.StreamEnd, q.rec.Error = end, msg
-	if _, werr := q.w.Write(q.streamErrorEvent(msg)); werr == nil {
+	b := q.streamErrorEvent(msg)
+	if tx != nil {
+		b = tx.fail(msg)
+	}
+	if _, werr := q.w.Write(b); werr == nil {
 		newResponseController(q.w).flush()
 	}
 	return result{verdict: brokenAfterContent, status: q.rec.Status, msg: msg}
@@ -350,4 +371,33 @@ func (q *request) streamErrorEvent(msg string) []byte {
 	}
 	b, _ = json.Marshal(openAIError{Error: openAIErrorBody{Message: msg, Type: "server_error", Code: "upstream_error"}})
 	return fmt.Appendf(nil, "data: %s\n\n", b)
+}
+
+// endTranslated writes what a translated stream's decoder held to the end
+// (tool calls, the finish with its usage) and reports whether the
+// upstream's stream was complete.
+func (q *request) endTranslated(tx *streamTx) bool {
+	out, complete := tx.end()
+	if len(out) > 0 {
+		if _, err := q.w.Write(out); err != nil {
+			q.rec.ClientGone = true
+			return complete
+		}
+		newResponseController(q.w).flush()
+	}
+	return complete
+}
+
+// translatedStreamBroken handles an upstream event the decoder could not
+// read: before any content a failed attempt, after it a broken stream.
+func (q *request) translatedStreamBroken(tx *streamTx, released bool, status int, e *endpoint, err error) result {
+	msg := fmt.Sprintf("the upstream's stream is not %s: %s", e.Protocol, err)
+	if !released {
+		return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStreamEnd}, status: status, msg: msg}
+	}
+	q.rec.StreamEnd, q.rec.Error = StreamUpstreamError, msg
+	if _, werr := q.w.Write(tx.fail(msg)); werr == nil {
+		newResponseController(q.w).flush()
+	}
+	return result{verdict: brokenAfterContent, status: status, msg: msg}
 }

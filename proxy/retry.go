@@ -1,0 +1,107 @@
+package proxy
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+)
+
+// Failover can move a conversation between protocols midway, and what one
+// upstream produced another may refuse. Two such refusals get one more try
+// on the same endpoint with the request adjusted, not counted by the
+// breaker (docs/BEHAVIOUR.md#translation): an Anthropic upstream refusing a
+// thinking block (a signature it did not make, or blocks in an order it
+// does not accept) gets the request without thinking blocks; an upstream
+// refusing a reasoning effort gets the next lower level.
+
+// adjustment is how a retried request differs from the client's.
+type adjustment uint8
+
+const (
+	adjustNone          adjustment = iota
+	adjustStripThinking            // reasoning parts and their signatures left out
+	adjustStepEffort               // the reasoning effort one level lower
+)
+
+func (a adjustment) String() string {
+	switch a {
+	case adjustStripThinking:
+		return "strip_thinking"
+	case adjustStepEffort:
+		return "step_down_effort"
+	}
+	return ""
+}
+
+// apply changes r, a copy of the client's request, as a says.
+func (a adjustment) apply(r *conv.Request) {
+	switch a {
+	case adjustStripThinking:
+		msgs := make([]conv.Message, 0, len(r.Messages))
+		for _, m := range r.Messages {
+			parts := make([]conv.Part, 0, len(m.Parts))
+			for _, p := range m.Parts {
+				if p.Kind != conv.PartReasoning {
+					parts = append(parts, p)
+				}
+			}
+			if len(parts) > 0 {
+				msgs = append(msgs, conv.Message{Role: m.Role, Parts: parts})
+			}
+		}
+		r.Messages = msgs
+	case adjustStepEffort:
+		effort := r.Reasoning.Effort
+		if effort == "" {
+			effort = conv.EffortForBudget(r.Reasoning.BudgetTokens)
+		}
+		if next := conv.StepDown(effort); next != "" {
+			r.Reasoning.Effort, r.Reasoning.BudgetTokens = next, conv.BudgetForEffort(next)
+		} else {
+			r.Reasoning = conv.Reasoning{}
+		}
+	}
+}
+
+var (
+	wordSignature = []byte("signature")
+	wordThinking  = []byte("thinking")
+	wordEffort    = []byte("effort")
+)
+
+// adjustmentFor decides whether a 400 from e refuses something an
+// adjusted request would leave out. Only the first refusal is retried.
+func (q *request) adjustmentFor(e *endpoint, status int, body []byte) adjustment {
+	if status != http.StatusBadRequest || q.adjusted != adjustNone || q.r.URL.Path == countTokensPath {
+		return adjustNone
+	}
+	lower := bytes.ToLower(body)
+	thinking := e.Protocol == ProtocolAnthropic && (bytes.Contains(lower, wordSignature) || bytes.Contains(lower, wordThinking))
+	effort := bytes.Contains(lower, wordEffort)
+	if !thinking && !effort {
+		return adjustNone
+	}
+	r, err := q.clientRequest()
+	if err != nil {
+		return adjustNone
+	}
+	switch {
+	case thinking && hasReasoning(r):
+		return adjustStripThinking
+	case effort && (r.Reasoning.Effort != "" || r.Reasoning.BudgetTokens > 0):
+		return adjustStepEffort
+	}
+	return adjustNone
+}
+
+func hasReasoning(r *conv.Request) bool {
+	for _, m := range r.Messages {
+		for _, p := range m.Parts {
+			if p.Kind == conv.PartReasoning {
+				return true
+			}
+		}
+	}
+	return false
+}

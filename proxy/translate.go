@@ -1,0 +1,306 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+)
+
+// This file is the proxy's side of protocol translation
+// (docs/BEHAVIOUR.md#translation): an endpoint of another protocol than the
+// client's gets the request re-encoded for it, and its answer — a body or
+// a stream, event by event — is re-encoded for the client. The attempt
+// loop, classification, the prelude hold and the request log work as for
+// any endpoint: classification reads the upstream's own answer before it
+// is re-shaped.
+
+// protocolPaths are the upstream paths of each protocol's requests.
+var protocolPaths = [numProtocols]string{"/v1/messages", "/v1/chat/completions", "/v1/responses"}
+
+// translation is one attempt's pair of codecs.
+type translation struct {
+	client, upstream conv.Codec
+	req              *conv.Request // the client's request, decoded
+}
+
+// translationFor returns the translation an attempt on e needs: nil when
+// e speaks the client's protocol. A body the client's codec cannot read is
+// the client's error.
+func (q *request) translationFor(e *endpoint) (*translation, error) {
+	if e.protocol == q.pi && q.adjusted == adjustNone {
+		return nil, nil
+	}
+	return q.translationTo(e.Protocol)
+}
+
+func (q *request) translationTo(p Protocol) (*translation, error) {
+	req, err := q.clientRequest()
+	if err != nil {
+		return nil, err
+	}
+	return &translation{client: translate.Codec(conv.Protocol(q.proto)), upstream: translate.Codec(conv.Protocol(p)), req: req}, nil
+}
+
+// translationName is what the log calls the translation an attempt on e
+// runs: "" when e speaks the client's protocol.
+func (q *request) translationName(e *endpoint) string {
+	if e.protocol == q.pi {
+		return ""
+	}
+	return string(q.proto) + "→" + string(e.Protocol)
+}
+
+// clientRequest decodes the client's body into the neutral model once.
+func (q *request) clientRequest() (*conv.Request, error) {
+	if q.conv == nil {
+		r, err := translate.Codec(conv.Protocol(q.proto)).DecodeRequest(q.body)
+		if err != nil {
+			return nil, err
+		}
+		r.Model = q.model // without an @name/ prefix
+		if len(r.Dropped) > 0 {
+			q.s.log.Debug().Strs("dropped", r.Dropped).Msg("translation leaves out what no other protocol carries")
+		}
+		q.conv = r
+	}
+	return q.conv, nil
+}
+
+// translatedBody is the body for e in e's protocol, encoded once per
+// protocol and forwarded model.
+func (q *request) translatedBody(e *endpoint, t *translation) ([]byte, error) {
+	m := e.mapModel(q.model)
+	q.rec.ModelForwarded = m
+	key := string(e.Protocol) + "\x00" + m + "\x00" + q.adjusted.String()
+	if b, ok := q.bodies[key]; ok {
+		return b, nil
+	}
+	r := *t.req
+	r.Model, r.Stream = m, q.info.stream
+	q.adjusted.apply(&r)
+	b, err := t.upstream.EncodeRequest(&r)
+	if err != nil {
+		return nil, err
+	}
+	if q.bodies == nil {
+		q.bodies = map[string][]byte{}
+	}
+	q.bodies[key] = b
+	return b, nil
+}
+
+// encodeTranslated builds the upstream request of a translated attempt.
+func (q *request) encodeTranslated(ctx context.Context, e *endpoint, t *translation) (*http.Request, error) {
+	body, err := q.translatedBody(e, t)
+	if err != nil {
+		return nil, err
+	}
+	// The client's query belongs to its protocol (Claude Code's ?beta=true).
+	u := e.upstreamURL(protocolPaths[e.protocol], "")
+	if e.protocol == q.pi {
+		u = e.upstreamURL(q.r.URL.Path, q.rawQuery) // a same-protocol retry (retry.go)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	h := q.upstreamHeader(e)
+	for k := range h {
+		if strings.HasPrefix(k, "Anthropic-") && e.Protocol != ProtocolAnthropic {
+			delete(h, k)
+		}
+	}
+	if e.Protocol == ProtocolAnthropic && h.Get("Anthropic-Version") == "" {
+		h.Set("Anthropic-Version", "2023-06-01")
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json")
+	if q.info.stream {
+		h.Set("Accept", "text/event-stream")
+	}
+	h.Set("Accept-Encoding", "identity")
+	req.Header = h
+	return req, nil
+}
+
+// translationRefused is the result of an attempt whose request e's
+// protocol cannot carry: the next endpoint may, and if none does the
+// client hears why (a 400).
+func (q *request) translationRefused(e *endpoint, err error) result {
+	return result{
+		verdict: verdict{act: actNext, outcome: neutral, errType: ErrTranslation},
+		status:  http.StatusBadRequest,
+		msg:     fmt.Sprintf("endpoint %s speaks %s, which cannot carry this request: %s", e.Name, e.Protocol, err),
+	}
+}
+
+// clientBadBody answers a body the client's own codec refused.
+func (q *request) clientBadBody(err error) result {
+	q.fail(http.StatusBadRequest, "ccmesh could not read the request to translate it: "+err.Error())
+	return result{verdict: verdict{act: actDone, outcome: neutral, errType: ErrTranslation}, status: http.StatusBadRequest, msg: q.rec.Error}
+}
+
+// translatedError hands the client an upstream error the attempt loop
+// returns (a 400 and the like) in the client's protocol.
+func (q *request) translatedError(e *endpoint, status int, res result) {
+	msg := res.msg
+	if msg == "" {
+		msg = fmt.Sprintf("HTTP %d", status)
+	}
+	q.fail(status, fmt.Sprintf("endpoint %s (%s) answered: %s", e.Name, e.Protocol, msg))
+}
+
+// translatedResponse reads a non-streamed 2xx body whole, decodes it in
+// the upstream's protocol and answers in the client's: JSON, or a stream
+// when the client asked for one and the upstream ignored it. Nothing is
+// written before the body is read and understood, so a body that breaks
+// or cannot be read fails over like any failed attempt.
+func (q *request) translatedResponse(ctx context.Context, t *translation, resp *http.Response, cancel context.CancelCauseFunc) result {
+	cfg := &q.snap.cfg
+	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
+	defer idle.Stop()
+	body, err := io.ReadAll(io.LimitReader(&idleReader{r: resp.Body, t: idle, d: cfg.IdleTimeout}, cfg.MaxBody))
+	if err != nil {
+		if q.r.Context().Err() != nil {
+			return q.clientLeft()
+		}
+		msg := "upstream body broke before it was complete: " + err.Error()
+		if errors.Is(context.Cause(ctx), errIdleTimeout) {
+			msg = fmt.Sprintf("upstream body stalled for %s (idle timeout)", cfg.IdleTimeout)
+		}
+		return result{verdict: brokenRetry, status: resp.StatusCode, msg: msg}
+	}
+	body = decodeBody(resp.Header.Get("Content-Encoding"), body, cfg.MaxBody)
+	out, err := t.upstream.DecodeResponse(body)
+	if err != nil {
+		return result{
+			verdict:  verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus},
+			status:   resp.StatusCode,
+			bodyHead: Head(body, bodyHeadCap),
+			msg:      fmt.Sprintf("the upstream's %d answer is not a %s response: %s", resp.StatusCode, t.upstream.Protocol(), err),
+		}
+	}
+	q.rec.applyUsage(usageFromJSON(body))
+	return q.answerTranslated(resp, t, out)
+}
+
+// answerTranslated writes a complete response in the client's form.
+func (q *request) answerTranslated(resp *http.Response, t *translation, out *conv.Response) result {
+	var b []byte
+	ctype := "application/json"
+	if q.info.stream {
+		ctype = "text/event-stream"
+		enc := t.client.StreamEncoder(t.req)
+		conv.Replay(out, func(ev conv.Event) { b = enc.Encode(b, ev) })
+	} else {
+		var err error
+		if b, err = t.client.EncodeResponse(out, t.req); err != nil {
+			return result{verdict: verdict{act: actNext, outcome: neutral, errType: ErrTranslation},
+				status: http.StatusBadGateway, msg: "ccmesh could not re-encode the answer: " + err.Error()}
+		}
+	}
+	q.writeTranslatedHeader(resp, ctype)
+	if _, err := q.w.Write(b); err != nil {
+		return q.clientWriteFailed(result{verdict: verdict{act: actDone}})
+	}
+	if q.info.stream {
+		q.rec.StreamEnd = StreamComplete
+	}
+	return result{verdict: delivered, status: resp.StatusCode}
+}
+
+// writeTranslatedHeader sends the upstream's status and end-to-end headers
+// with the body's own type; the upstream's length and coding described
+// a body the client does not get.
+func (q *request) writeTranslatedHeader(resp *http.Response, ctype string) {
+	resp.Header.Del("Content-Length")
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Set("Content-Type", ctype)
+	if ctype == "text/event-stream" {
+		resp.Header.Set("Cache-Control", "no-cache")
+	}
+	q.writeHeader(resp)
+}
+
+// collectStream reads a whole upstream stream for a client that asked for
+// a plain response (an upstream that streams regardless, or a translated
+// request's stream), and answers it at once. Nothing reaches the client
+// before the stream finished, so a stream that breaks fails over.
+func (q *request) collectStream(ctx context.Context, e *endpoint, t *translation, resp *http.Response, firstByte *time.Timer, cancel context.CancelCauseFunc) result {
+	cfg := &q.snap.cfg
+	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
+	defer idle.Stop()
+	sr := newSSEReader(&idleReader{r: resp.Body, t: idle, d: cfg.IdleTimeout})
+	dec := t.upstream.StreamDecoder()
+	c := conv.NewCollect()
+	var size int64
+	for {
+		raw, err := sr.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) && dec.End(c.Add) {
+				break
+			}
+			return q.preludeFailure(ctx, err)
+		}
+		if size += int64(len(raw)); size > cfg.MaxBody {
+			return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStreamEnd},
+				status: resp.StatusCode, msg: fmt.Sprintf("the upstream's stream is larger than max_body (%d bytes)", cfg.MaxBody)}
+		}
+		firstByte.Stop()
+		name, data := parseEvent(raw)
+		if classifyEvent(e.Protocol, name, data, true) == evError {
+			data, _ = q.redact(e, data)
+			return result{verdict: classifyStreamError(data, time.Now()), status: resp.StatusCode,
+				bodyHead: Head(data, bodyHeadCap), msg: "stream carried an error event: " + upstreamErrorText(data)}
+		}
+		q.rec.applyUsage(usageFromEvent(data))
+		if err := dec.Decode(name, data, c.Add); err != nil {
+			return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStreamEnd},
+				status: resp.StatusCode, msg: fmt.Sprintf("the upstream's stream is not %s: %s", e.Protocol, err)}
+		}
+	}
+	out, _ := c.Response()
+	return q.answerTranslated(resp, t, out)
+}
+
+// streamTx re-encodes an upstream stream for the client, event by event.
+type streamTx struct {
+	dec conv.StreamDecoder
+	enc conv.StreamEncoder
+	out []byte
+}
+
+func newStreamTx(t *translation) *streamTx {
+	return &streamTx{dec: t.upstream.StreamDecoder(), enc: t.client.StreamEncoder(t.req)}
+}
+
+// emit is the decoder's callback: each neutral event becomes the client's bytes.
+func (x *streamTx) emit(ev conv.Event) { x.out = x.enc.Encode(x.out, ev) }
+
+// feed translates one upstream event; the bytes stay valid until the next call.
+func (x *streamTx) feed(name string, data []byte) ([]byte, error) {
+	x.out = x.out[:0]
+	err := x.dec.Decode(name, data, x.emit)
+	return x.out, err
+}
+
+// end flushes what the decoder held to the stream's end.
+func (x *streamTx) end() (b []byte, complete bool) {
+	x.out = x.out[:0]
+	complete = x.dec.End(x.emit)
+	return x.out, complete
+}
+
+// fail is the client's bytes for a stream broken after content.
+func (x *streamTx) fail(msg string) []byte {
+	return x.enc.Fail(nil, "ccmesh: "+msg+"; retry the request")
+}
