@@ -13,7 +13,10 @@ import (
 // breaker (docs/BEHAVIOUR.md#translation): an Anthropic upstream refusing a
 // thinking block (a signature it did not make, or blocks in an order it
 // does not accept) gets the request without thinking blocks; an upstream
-// refusing a reasoning effort gets the next lower level.
+// refusing a reasoning effort gets the next lower level, or none when it
+// takes no effort at all; an endpoint of another protocol refusing the
+// output limit (Claude Code asks for up to 128000 tokens, many providers
+// allow 8192) gets none, or 8192 where its protocol requires one.
 
 // adjustment is how a retried request differs from the client's.
 type adjustment uint8
@@ -22,7 +25,13 @@ const (
 	adjustNone          adjustment = iota
 	adjustStripThinking            // reasoning parts and their signatures left out
 	adjustStepEffort               // the reasoning effort one level lower
+	adjustDropEffort               // no reasoning effort at all
+	adjustMaxTokens                // no output limit, or a small one where required
 )
+
+// requiredMaxTokens is the output limit of a retry towards a protocol
+// that requires one (Anthropic).
+const requiredMaxTokens = 8192
 
 func (a adjustment) String() string {
 	switch a {
@@ -30,12 +39,17 @@ func (a adjustment) String() string {
 		return "strip_thinking"
 	case adjustStepEffort:
 		return "step_down_effort"
+	case adjustDropEffort:
+		return "drop_effort"
+	case adjustMaxTokens:
+		return "lower_max_tokens"
 	}
 	return ""
 }
 
-// apply changes r, a copy of the client's request, as a says.
-func (a adjustment) apply(r *conv.Request) {
+// apply changes r, a copy of the client's request bound for protocol to,
+// as a says.
+func (a adjustment) apply(r *conv.Request, to Protocol) {
 	switch a {
 	case adjustStripThinking:
 		msgs := make([]conv.Message, 0, len(r.Messages))
@@ -61,6 +75,14 @@ func (a adjustment) apply(r *conv.Request) {
 		} else {
 			r.Reasoning = conv.Reasoning{}
 		}
+	case adjustDropEffort:
+		r.Reasoning = conv.Reasoning{}
+	case adjustMaxTokens:
+		r.MaxTokens = nil
+		if to == ProtocolAnthropic {
+			n := int64(requiredMaxTokens)
+			r.MaxTokens = &n
+		}
 	}
 }
 
@@ -68,7 +90,19 @@ var (
 	wordSignature = []byte("signature")
 	wordThinking  = []byte("thinking")
 	wordEffort    = []byte("effort")
+	wordMaxTokens = [][]byte{[]byte("max_tokens"), []byte("max_completion_tokens"), []byte("max_output_tokens")}
+	// Words of an upstream that takes no such parameter at all.
+	wordsUnsupported = [][]byte{[]byte("not supported"), []byte("unsupported parameter"), []byte("unrecognized"), []byte("unknown parameter"), []byte("extra inputs")}
 )
+
+func containsAny(b []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(b, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // adjustmentFor decides whether a 400 from e refuses something an
 // adjusted request would leave out. Only the first refusal is retried.
@@ -79,7 +113,8 @@ func (q *request) adjustmentFor(e *endpoint, status int, body []byte) adjustment
 	lower := bytes.ToLower(body)
 	thinking := e.Protocol == ProtocolAnthropic && (bytes.Contains(lower, wordSignature) || bytes.Contains(lower, wordThinking))
 	effort := bytes.Contains(lower, wordEffort)
-	if !thinking && !effort {
+	limit := containsAny(lower, wordMaxTokens)
+	if !thinking && !effort && !limit {
 		return adjustNone
 	}
 	r, err := q.clientRequest()
@@ -90,7 +125,14 @@ func (q *request) adjustmentFor(e *endpoint, status int, body []byte) adjustment
 	case thinking && hasReasoning(r):
 		return adjustStripThinking
 	case effort && (r.Reasoning.Effort != "" || r.Reasoning.BudgetTokens > 0):
+		if containsAny(lower, wordsUnsupported) {
+			return adjustDropEffort
+		}
 		return adjustStepEffort
+	case limit && e.protocol != q.pi && r.MaxTokens != nil && (e.Protocol != ProtocolAnthropic || *r.MaxTokens > requiredMaxTokens):
+		// Only translated: a client of the endpoint's own protocol chose
+		// its limit for it.
+		return adjustMaxTokens
 	}
 	return adjustNone
 }

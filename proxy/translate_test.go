@@ -272,14 +272,14 @@ func TestCountTokensOnTranslatedEndpoint(t *testing.T) {
 // shape, naming the endpoint; a request the endpoint's protocol cannot
 // carry moves on and ends in a 400 naming why.
 func TestTranslatedErrors(t *testing.T) {
-	up := upstream(t, proxytest.OpenAIError(400, "invalid_request_error", "bad_param", "max_tokens is too large"))
+	up := upstream(t, proxytest.OpenAIError(400, "invalid_request_error", "bad_param", "temperature is too large"))
 	e := chatEp(1, "chat", up.URL)
 	e.Models = []string{"claude-*"}
 	h := newHarness(t, Config{Endpoints: []Endpoint{e}})
 	r := h.post("/v1/messages", claudeStreamBody)
 	var ce claudeError
 	if err := json.Unmarshal([]byte(r.body), &ce); err != nil || r.status != 400 || ce.Type != "error" ||
-		ce.Error.Type != "invalid_request_error" || !strings.Contains(ce.Error.Message, "max_tokens is too large") || !strings.Contains(ce.Error.Message, "chat") {
+		ce.Error.Type != "invalid_request_error" || !strings.Contains(ce.Error.Message, "temperature is too large") || !strings.Contains(ce.Error.Message, "chat") {
 		t.Fatalf("translated 400: %d %s", r.status, r.body)
 	}
 	h.record()
@@ -349,6 +349,27 @@ func TestRetryStepsEffortDown(t *testing.T) {
 		t.Errorf("retry effort = %v, want medium", got)
 	}
 	if rec := h.record(); rec.Attempts[0].Adjusted != "step_down_effort" {
+		t.Errorf("attempt = %+v", rec.Attempts[0])
+	}
+}
+
+// Claude Code asks for up to 128000 output tokens; a provider that allows
+// fewer gets the request again without a limit.
+func TestRetryWithoutMaxTokens(t *testing.T) {
+	up := upstream(t, proxytest.Response{Events: proxytest.ChatStream(1, 1, "ok")})
+	up.Push(proxytest.OpenAIError(400, "invalid_request_error", "invalid_request_error", "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]"))
+	e := chatEp(1, "deepseek", up.URL)
+	e.Models = []string{"claude-*"}
+	h := newHarness(t, Config{Endpoints: []Endpoint{e}})
+	r := h.post("/v1/messages", claudeStreamBody)
+	if r.status != http.StatusOK || up.Count() != 2 {
+		t.Fatalf("status %d after %d requests: %s", r.status, up.Count(), r.body)
+	}
+	first, second := upstreamJSON(t, up.Requests()[0]), upstreamJSON(t, up.Requests()[1])
+	if first["max_tokens"] != 1024.0 || second["max_tokens"] != nil {
+		t.Errorf("max_tokens %v then %v", first["max_tokens"], second["max_tokens"])
+	}
+	if rec := h.record(); rec.Attempts[0].Adjusted != "lower_max_tokens" {
 		t.Errorf("attempt = %+v", rec.Attempts[0])
 	}
 }

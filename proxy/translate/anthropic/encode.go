@@ -73,8 +73,9 @@ type outMetadata struct {
 }
 
 // modeled are the members outRequest writes; Extra entries with these
-// names are never written over them (metadata is written from Extra for
-// an Anthropic client, so it is not here).
+// names are never written over them. An Anthropic client's thinking and
+// output_config are rebuilt from what Extra kept of them; its metadata is
+// written from Extra, so it is not here.
 var modeled = map[string]bool{
 	"model": true, "max_tokens": true, "system": true, "messages": true, "tools": true,
 	"tool_choice": true, "thinking": true, "output_config": true, "temperature": true,
@@ -128,6 +129,9 @@ func (codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 		effort = map[string]any{"effort": r.Reasoning.Effort}
 	}
 	out.OutputConfig = withMembers(r.Extra["output_config"], effort)
+	if r.User != "" && r.Extra["metadata"] == nil {
+		out.Metadata = &outMetadata{UserID: r.User}
+	}
 	extra := r.Extra
 	if th.Type == "" {
 		extra = withoutThinkingEdits(extra)
@@ -551,7 +555,7 @@ func unsignedToolCall(msgs []outTurn) bool {
 func appendExtra(b []byte, extra map[string]json.RawMessage) []byte {
 	keys := make([]string, 0, len(extra))
 	for k, v := range extra {
-		if !modeled[k] && !isNull(v) && json.Valid(v) {
+		if !modeled[k] && !isNull(v) {
 			keys = append(keys, k)
 		}
 	}
@@ -559,12 +563,16 @@ func appendExtra(b []byte, extra map[string]json.RawMessage) []byte {
 		return b
 	}
 	slices.Sort(keys)
-	b = b[:len(b)-1] // the closing brace
+	buf := bytes.NewBuffer(b[:len(b)-1]) // without the closing brace
 	for _, k := range keys {
-		b = append(b, ',')
-		b = append(b, conv.Marshal(k)...)
-		b = append(b, ':')
-		b = append(b, extra[k]...)
+		n := buf.Len()
+		buf.WriteByte(',')
+		buf.Write(conv.Marshal(k))
+		buf.WriteByte(':')
+		if json.Compact(buf, extra[k]) != nil {
+			buf.Truncate(n) // not JSON: left out
+		}
 	}
-	return append(b, '}')
+	buf.WriteByte('}')
+	return buf.Bytes()
 }

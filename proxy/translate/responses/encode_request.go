@@ -396,8 +396,8 @@ func (e *requestEncoder) resultItem(p conv.Part) inCallOutput {
 	return inCallOutput{Type: typ, CallID: p.CallID, Output: toolOutput(p.Content)}
 }
 
-// toolOutput is a tool result's output: a string when it is all text, else
-// an array of input_text / input_image / input_file.
+// toolOutput is a tool result's output: its texts one per line when it is
+// all text, else an array of input_text / input_image / input_file.
 func toolOutput(content []conv.Part) any {
 	media := false
 	for _, c := range content {
@@ -408,9 +408,13 @@ func toolOutput(content []conv.Part) any {
 	if !media {
 		var b strings.Builder
 		for _, c := range content {
-			if c.Kind == conv.PartText {
-				b.WriteString(c.Text)
+			if c.Kind != conv.PartText || c.Text == "" {
+				continue
 			}
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(c.Text)
 		}
 		return b.String()
 	}

@@ -264,7 +264,7 @@ func TestEncodeRequest(t *testing.T) {
 					{Kind: conv.PartToolCall, CallID: "toolu_1", Name: "Read", Args: `{ "file_path": "/a" }`},
 				}},
 				{Role: conv.RoleUser, Parts: []conv.Part{
-					{Kind: conv.PartToolResult, CallID: "toolu_1", Content: []conv.Part{text("line 1\n"), text("line 2")}, IsError: true},
+					{Kind: conv.PartToolResult, CallID: "toolu_1", Content: []conv.Part{text("line 1"), text("line 2")}, IsError: true},
 					{Kind: conv.PartToolResult, CallID: "toolu_2", Content: []conv.Part{text("shot:"), {Kind: conv.PartImage, MediaType: "image/png", Data: "iVBO"}}},
 					text("continue"),
 				}},

@@ -289,7 +289,7 @@ func (d *streamDecoder) reasoning(key, itemID, delta string, src uint8, part int
 		return
 	}
 	if o.hasText && part != o.part {
-		delta = delta
+		delta = "\n\n" + delta
 	}
 	o.source, o.part, o.hasText = src, part, true
 	emit(conv.Event{Type: conv.EvDelta, Index: o.index, Text: delta})
