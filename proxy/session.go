@@ -24,7 +24,8 @@ import (
 // sessionKey is what names a request's conversation, or "": Claude Code's
 // x-claude-code-session-id header; Codex's session-id header or its body's
 // prompt_cache_key; the session part of Anthropic's metadata.user_id
-// ("user_…_account_…_session_<id>"); OpenAI's user.
+// ("user_…_account_…_session_<id>", or, from newer Claude Code, a JSON
+// document with a session_id); OpenAI's user.
 func (q *request) sessionKey() string {
 	h := q.r.Header
 	if v := h.Get("X-Claude-Code-Session-Id"); v != "" {
@@ -43,6 +44,12 @@ func (q *request) sessionKey() string {
 		if json.Unmarshal(q.body[m.start:m.end], &md) == nil {
 			if _, sess, ok := strings.Cut(md.UserID, "_session_"); ok && sess != "" {
 				return sess
+			}
+			var doc struct {
+				SessionID string `json:"session_id"`
+			}
+			if json.Unmarshal([]byte(md.UserID), &doc) == nil && doc.SessionID != "" {
+				return doc.SessionID
 			}
 		}
 	}

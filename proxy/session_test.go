@@ -65,6 +65,7 @@ func TestSessionKey(t *testing.T) {
 		{"codex header", map[string]string{"Session-Id": "codex-1"}, `{"model":"m","prompt_cache_key":"pck"}`, "codex-1"},
 		{"codex prompt_cache_key", nil, `{"model":"m","prompt_cache_key":"pck-1","user":"u"}`, "pck-1"},
 		{"anthropic metadata.user_id", nil, `{"model":"m","metadata":{"user_id":"user_abc_account_def_session_9f2c"}}`, "9f2c"},
+		{"user_id as Claude Code's JSON", nil, `{"model":"m","metadata":{"user_id":"{\"device_id\":\"d1\",\"account_uuid\":\"\",\"session_id\":\"s-42\"}"}}`, "s-42"},
 		{"user_id without a session part", nil, `{"model":"m","metadata":{"user_id":"user_abc"}}`, ""},
 		{"openai user", nil, `{"model":"m","user":"alice"}`, "alice"},
 		{"user that is not a string", nil, `{"model":"m","user":5}`, ""},
