@@ -2,6 +2,9 @@ package responses
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -463,4 +466,58 @@ func TestRequestRoundTripFromOtherProtocols(t *testing.T) {
 		Reasoning: conv.Reasoning{Effort: "low", Summary: "auto", Enabled: true}, User: "u",
 		Extra: map[string]json.RawMessage{"store": json.RawMessage(`false`), "include": json.RawMessage(`["reasoning.encrypted_content"]`)}}
 	assertRequest(t, back, want)
+}
+
+// TestCapturedCodexRequests: the bodies Codex CLI 0.171 really sent
+// (../testdata/captured) decode — its system prompt is a developer
+// message, not instructions — and survive a round trip.
+func TestCapturedCodexRequests(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		parts []conv.PartKind // of the messages, in order
+	}{
+		{"codex-turn1.json", []conv.PartKind{conv.PartText, conv.PartText}},
+		{"codex-turn2.json", []conv.PartKind{conv.PartText, conv.PartText, conv.PartToolCall, conv.PartToolResult}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("..", "testdata", "captured", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Codec.DecodeRequest(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.System) == 0 || !strings.HasPrefix(r.System[0].Text, "You are Codex") {
+				t.Errorf("the leading developer messages are not System: %d parts", len(r.System))
+			}
+			var kinds []conv.PartKind
+			for _, m := range r.Messages {
+				for _, p := range m.Parts {
+					kinds = append(kinds, p.Kind)
+				}
+			}
+			if !slices.Equal(kinds, c.parts) {
+				t.Errorf("parts %v, want %v", kinds, c.parts)
+			}
+			if !slices.Equal(r.Dropped, []string{"tool tool_search", "tool web_search"}) {
+				t.Errorf("Dropped = %q", r.Dropped)
+			}
+			if !r.Reasoning.Enabled || r.Reasoning.Effort != "medium" || !r.Stream || r.PromptCacheKey == "" {
+				t.Errorf("reasoning %+v, stream %v, prompt_cache_key %q", r.Reasoning, r.Stream, r.PromptCacheKey)
+			}
+			out, err := Codec.EncodeRequest(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Codec.DecodeRequest(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := *r
+			want.System = []conv.Part{{Kind: conv.PartText, Text: joinTexts(r.System)}}
+			want.Dropped = nil
+			assertRequest(t, back, &want)
+		})
+	}
 }
