@@ -42,3 +42,27 @@ test('traffic against a failing upstream makes a live log row whose timeline sho
   await expect(page.getByTestId('log-row')).toHaveCount(1);
   await expectNoReload(page);
 });
+
+// docs/BEHAVIOUR.md#translation and #candidates: a Claude request offered to an openai-chat endpoint that names
+// the model goes there translated, and an openai-responses endpoint that does not name it is left out.
+test('the timeline tags a translated attempt and says why another protocol’s endpoint was left out', async ({ ccmesh, openUI, upstream }) => {
+  const anthropicOnly = await upstream('ok'); // answers /v1/messages only: the translated request gets a 404
+  const good = await upstream('ok');
+  await ccmesh.addEndpoint({ name: 'chat-relay', base_url: anthropicOnly.url, protocol: 'openai-chat', models: ['claude-*'] });
+  await ccmesh.addEndpoint({ name: 'codex-relay', base_url: good.url, protocol: 'openai-responses', models: ['gpt-5*'] });
+  await ccmesh.addEndpoint({ name: 'claude', base_url: good.url });
+  const page = await openUI();
+  await page.getByRole('tab', { name: 'Logs' }).click();
+
+  const r = await ccmesh.message('claude-sonnet-4-5');
+  expect(r.headers.get('x-ccmesh-endpoint')).toBe('claude');
+
+  await page.getByTestId('log-row').first().click();
+  const detail = page.getByTestId('log-detail');
+  const attempts = detail.getByTestId('attempt');
+  await expect(attempts.first()).toContainText('chat-relay');
+  await expect(attempts.first().getByTestId('attempt-translation')).toHaveText('anthropic → openai-chat');
+  await expect(attempts.last()).toContainText('claude');
+  await expect(attempts.last().getByTestId('attempt-translation')).toHaveCount(0);
+  await expect(detail.getByTestId('routing-excluded')).toContainText('codex-relay speaks openai-responses; model not named');
+});

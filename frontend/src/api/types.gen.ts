@@ -16,10 +16,10 @@ export type BreakerReason = "" | "broken" | "rate_limited" | "quota_exhausted" |
 export type BreakerState = "closed" | "open" | "half_open";
 
 /** Go: proxy.ErrorType */
-export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone";
+export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation";
 
 /** Go: proxy.Exclusion */
-export type Exclusion = "model" | "breaker";
+export type Exclusion = "model" | "protocol" | "breaker";
 
 export type HealthStatus = "healthy" | "unhealthy" | "recovering" | "disabled";
 
@@ -56,6 +56,8 @@ export interface Attempt {
   duration_ms: number;
   breaker_counted: boolean;
   outcome: AttemptOutcome;
+  translation?: string;
+  adjusted?: string;
 }
 
 /** Go: store.BreakerEvent */

@@ -108,3 +108,65 @@ describe('endpoint form', () => {
     expect('api_key' in put).toBe(false);
   });
 });
+
+// docs/BEHAVIOUR.md#candidates: which clients the endpoint will serve, as the form stands.
+describe('endpoint form: which clients it serves', () => {
+  beforeEach(() => {
+    stubEventSource();
+    stubFetch(baseRoutes([]));
+  });
+
+  const openForm = async () => {
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+    return user;
+  };
+
+  it('with no models and no model map, serves its own protocol’s clients only', async () => {
+    await openForm();
+    expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
+      'Serves Claude Code and Anthropic SDK clients (all models). OpenAI Chat, Codex and OpenAI Responses clients: only for models named in Models or Model map — none yet.',
+    );
+  });
+
+  it('follows the protocol as it changes', async () => {
+    const user = await openForm();
+    await user.selectOptions(screen.getByLabelText('Protocol'), 'openai-responses');
+    expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
+      'Serves Codex and OpenAI Responses clients (all models). Claude Code, Anthropic SDK and OpenAI Chat clients: only for models named in Models or Model map — none yet.',
+    );
+  });
+
+  it('with models, lists them for its own clients and the translated ones', async () => {
+    const user = await openForm();
+    await user.type(screen.getByLabelText(/^Models/), 'claude-*{enter}gpt-5*');
+    expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
+      'Serves Claude Code and Anthropic SDK clients asking for claude-*, gpt-5*. Translated for OpenAI Chat, Codex and OpenAI Responses clients asking for claude-*, gpt-5*.',
+    );
+  });
+
+  it('with a model map only, serves every model to its own clients and the mapped ones translated', async () => {
+    const user = await openForm();
+    await user.selectOptions(screen.getByLabelText('Protocol'), 'openai-chat');
+    await user.type(screen.getByLabelText(/^Model map/), 'claude-3-5-haiku* = glm-4.5-air{enter}claude-sonnet* => glm-4.6{enter}half a line');
+    expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
+      'Serves OpenAI Chat clients (all models). Translated for Claude Code, Anthropic SDK, Codex and OpenAI Responses clients asking for claude-3-5-haiku*, claude-sonnet*.',
+    );
+  });
+
+  it('names models and model-map patterns once each, and shortens a long list', async () => {
+    const user = await openForm();
+    await user.type(screen.getByLabelText(/^Models/), 'a, b, c, d, e');
+    await user.type(screen.getByLabelText(/^Model map/), 'a = x{enter}f = y');
+    expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
+      'Serves Claude Code and Anthropic SDK clients asking for a, b, c and 2 more. Translated for OpenAI Chat, Codex and OpenAI Responses clients asking for a, b, c and 3 more.',
+    );
+  });
+
+  it('speaks Chinese too', async () => {
+    renderApp(<EndpointsPanel />, 'zh-CN');
+    await userEvent.setup().click(await screen.findByRole('button', { name: '添加端点' }));
+    expect(screen.getByTestId('endpoint-serves')).toHaveTextContent('服务 Claude Code 和 Anthropic SDK 客户端（全部模型）。');
+  });
+});

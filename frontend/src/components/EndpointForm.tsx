@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
 import type { AuthMode, BreakerOverrides, Endpoint, EndpointInput, Protocol } from '../api/types';
+import { EndpointServes } from './EndpointServes';
 
 export const BREAKER_FIELDS = [
   'failure_threshold',
@@ -60,23 +61,36 @@ function draftOf(ep?: Endpoint): Draft {
 
 type Errors = Record<string, string>;
 
+/** The Models field as patterns: one per line or comma, blanks dropped. */
+export function splitModels(text: string): string[] {
+  return text.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+}
+
+/** The Model map field as pattern → target, and the number of its first line that is neither (0 = none). */
+export function parseModelMap(text: string): { map: Record<string, string>; badLine: number } {
+  const map: Record<string, string> = {};
+  let badLine = 0;
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const m = line.match(/^(.+?)\s*(?:=>|→|=)\s*(.+)$/);
+    if (!m) {
+      badLine ||= i + 1;
+      return;
+    }
+    map[m[1].trim()] = m[2].trim();
+  });
+  return { map, badLine };
+}
+
 /** Turns the draft into an API body, or reports which fields are wrong. */
 export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; errors: Errors } {
   const errors: Errors = {};
   if (!d.name.trim()) errors.name = t('form.required');
   if (!d.base_url.trim()) errors.base_url = t('form.required');
 
-  const model_map: Record<string, string> = {};
-  d.model_map.split('\n').forEach((raw, i) => {
-    const line = raw.trim();
-    if (!line) return;
-    const m = line.match(/^(.+?)\s*(?:=>|→|=)\s*(.+)$/);
-    if (!m) {
-      errors.model_map ??= t('form.badModelMap', { line: i + 1 });
-      return;
-    }
-    model_map[m[1].trim()] = m[2].trim();
-  });
+  const { map: model_map, badLine } = parseModelMap(d.model_map);
+  if (badLine) errors.model_map = t('form.badModelMap', { line: badLine });
 
   const overrides: BreakerOverrides = {};
   for (const f of BREAKER_FIELDS) {
@@ -94,7 +108,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     base_url: d.base_url.trim(),
     protocol: d.protocol,
     auth: d.auth,
-    models: d.models.split(/[\n,]/).map((s) => s.trim()).filter(Boolean),
+    models: splitModels(d.models),
     model_map,
     enabled: d.enabled,
     fast: d.fast,
@@ -204,6 +218,7 @@ export function EndpointForm({ endpoint, onSaved, onCancel }: Props) {
         {field('models', t('form.models'), <textarea {...aria('models')} rows={3} value={d.models} onChange={(e) => set('models', e.target.value)} />)}
         {field('model_map', t('form.modelMap'), <textarea {...aria('model_map')} rows={3} value={d.model_map} placeholder="claude-3-5-haiku* = glm-4.5-air" onChange={(e) => set('model_map', e.target.value)} />)}
       </div>
+      <EndpointServes protocol={d.protocol} models={splitModels(d.models)} mapKeys={Object.keys(parseModelMap(d.model_map).map)} />
       <div className="switches">
         <label className="check">
           <input type="checkbox" role="switch" checked={d.enabled} onChange={(e) => set('enabled', e.target.checked)} /> {t('form.enabled')}

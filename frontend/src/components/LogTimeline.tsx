@@ -1,16 +1,63 @@
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import type { Excluded, LogDetail } from '../api/types';
+import type { Attempt, Endpoint, Excluded, LogDetail, Protocol } from '../api/types';
 import { formatClock } from '../format';
 
-/** Why routing left an endpoint out: its breaker's state and reason, or the exclusion. */
-function excludedWhy(x: Excluded): string {
-  if (x.reason !== 'breaker') return x.reason;
-  return x.breaker_reason ? `${x.state} (${x.breaker_reason})` : (x.state ?? x.reason);
+/** A word of one of the API's closed sets in the reader's language; one this UI does not know yet, as it came. */
+function word(t: TFunction, group: string, value: string): string {
+  return t(`${group}.${value}`, { defaultValue: value });
+}
+
+/**
+ * Why routing left an endpoint out (docs/BEHAVIOUR.md#candidates): its models, its protocol (another one, the
+ * model not named; `protocol` is the endpoint's, when the UI still knows it), or its breaker's state and reason.
+ */
+function excludedWhy(t: TFunction, x: Excluded, protocol?: Protocol): string {
+  if (x.reason === 'model') return t('logs.exclusion.model');
+  if (x.reason === 'protocol') return protocol ? t('logs.exclusion.protocol', { protocol }) : t('logs.exclusion.protocolUnknown');
+  const state = x.state ? word(t, 'logs.state', x.state) : t('logs.exclusion.breaker');
+  const why = [x.breaker_reason && word(t, 'reason', x.breaker_reason), x.probe_in_flight && t('logs.probeInFlight')].filter(Boolean);
+  return why.length ? t('logs.stateWhy', { state, why: why.join(t('logs.listSep')) }) : state;
+}
+
+/** The translation an attempt ran, client protocol → endpoint protocol (docs/BEHAVIOUR.md#translation). */
+function TranslationTag({ name }: { name: string }) {
+  const { t } = useTranslation();
+  return (
+    <span className="tag" data-testid="attempt-translation" title={t('logs.translatedTitle')}>
+      {name.split('→').join(' → ')}
+    </span>
+  );
+}
+
+/** One upstream attempt of the failover history (docs/BEHAVIOUR.md#attempt-loop). */
+function AttemptItem({ a }: { a: Attempt }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <li className={`attempt outcome-${a.outcome}`} data-testid="attempt">
+      <div className="attempt-head">
+        <strong className="attempt-endpoint">{a.endpoint}</strong>
+        <span className="attempt-outcome">{word(t, 'logs.outcome', a.outcome)}</span>
+        {a.status > 0 && <span className="attempt-status mono">{a.status}</span>}
+        {a.error_type && <span className="muted" data-testid="attempt-error">{word(t, 'logs.errorType', a.error_type)}</span>}
+        {a.translation && <TranslationTag name={a.translation} />}
+        <span className="muted">
+          {formatClock(a.started_at, i18n.language)} · {a.duration_ms} ms
+        </span>
+        <span className={a.breaker_counted && a.outcome !== 'success' ? 'tag warn' : 'tag'}>
+          {a.breaker_counted ? t('logs.counted') : t('logs.notCounted')}
+        </span>
+      </div>
+      {a.message && <div className="attempt-msg">{a.message}</div>}
+      {a.body_head && <pre className="body-head">{a.body_head}</pre>}
+    </li>
+  );
 }
 
 /** The routing decision and the attempts of one request, in order. */
-export function LogTimeline({ log }: { log: LogDetail }) {
-  const { t, i18n } = useTranslation();
+export function LogTimeline({ log, endpoints = [] }: { log: LogDetail; endpoints?: Endpoint[] }) {
+  const { t } = useTranslation();
+  const protocolOf = (id: number) => endpoints.find((e) => e.id === id)?.protocol;
   const candidates = log.routing?.candidates ?? [];
   const excluded = log.routing?.excluded ?? [];
   const history = log.history ?? [];
@@ -37,7 +84,7 @@ export function LogTimeline({ log }: { log: LogDetail }) {
           <ul className="plain" data-testid="routing-candidates">
             {candidates.map((c) => (
               <li key={c.endpoint_id}>
-                <strong>{c.endpoint}</strong> <span className="muted">{c.state}</span>
+                <strong>{c.endpoint}</strong> <span className="muted">{word(t, 'logs.state', c.state)}</span>
               </li>
             ))}
             {candidates.length === 0 && <li className="muted">—</li>}
@@ -48,7 +95,7 @@ export function LogTimeline({ log }: { log: LogDetail }) {
           <ul className="plain" data-testid="routing-excluded">
             {excluded.map((c) => (
               <li key={c.endpoint_id}>
-                <strong>{c.endpoint}</strong> <span className="muted">{excludedWhy(c)}</span>
+                <strong>{c.endpoint}</strong> <span className="muted">{excludedWhy(t, c, protocolOf(c.endpoint_id))}</span>
               </li>
             ))}
             {excluded.length === 0 && <li className="muted">—</li>}
@@ -61,22 +108,7 @@ export function LogTimeline({ log }: { log: LogDetail }) {
       ) : (
         <ol className="timeline" data-testid="attempt-timeline">
           {history.map((a, i) => (
-            <li key={i} className={`attempt outcome-${a.outcome}`} data-testid="attempt">
-              <div className="attempt-head">
-                <strong className="attempt-endpoint">{a.endpoint}</strong>
-                <span className="attempt-outcome">{a.outcome}</span>
-                {a.status > 0 && <span className="attempt-status mono">{a.status}</span>}
-                {a.error_type && <span className="muted">{a.error_type}</span>}
-                <span className="muted">
-                  {formatClock(a.started_at, i18n.language)} · {a.duration_ms} ms
-                </span>
-                <span className={a.breaker_counted && a.outcome !== 'success' ? 'tag warn' : 'tag'}>
-                  {a.breaker_counted ? t('logs.counted') : t('logs.notCounted')}
-                </span>
-              </div>
-              {a.message && <div className="attempt-msg">{a.message}</div>}
-              {a.body_head && <pre className="body-head">{a.body_head}</pre>}
-            </li>
+            <AttemptItem key={i} a={a} />
           ))}
         </ol>
       )}

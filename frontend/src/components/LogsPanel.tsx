@@ -144,7 +144,7 @@ export function LogsPanel() {
             <h3>{t('logs.details', { id: open.id })}</h3>
             <button type="button" onClick={() => setOpen(null)}>{t('logs.close')}</button>
           </div>
-          <LogTimeline log={open} />
+          <LogTimeline log={open} endpoints={endpoints} />
         </div>
       )}
     </section>

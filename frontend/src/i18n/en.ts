@@ -98,6 +98,24 @@ const en = {
     required: 'Required',
     badModelMap: 'Line {{line}}: write “pattern = target”',
     badNumber: 'Must be a number',
+    // Which clients the endpoint serves (docs/BEHAVIOUR.md#candidates).
+    serves: {
+      own: {
+        anthropic: 'Claude Code and Anthropic SDK clients',
+        'openai-chat': 'OpenAI Chat clients',
+        'openai-responses': 'Codex and OpenAI Responses clients',
+      },
+      others: {
+        anthropic: 'OpenAI Chat, Codex and OpenAI Responses clients',
+        'openai-chat': 'Claude Code, Anthropic SDK, Codex and OpenAI Responses clients',
+        'openai-responses': 'Claude Code, Anthropic SDK and OpenAI Chat clients',
+      },
+      ownAll: 'Serves {{clients}} (all models).',
+      ownSome: 'Serves {{clients}} asking for {{models}}.',
+      othersNone: '{{clients}}: only for models named in Models or Model map — none yet.',
+      othersSome: 'Translated for {{clients}} asking for {{models}}.',
+      more: '{{list}} and {{n}} more',
+    },
   },
   breaker: {
     failure_threshold: 'Failure threshold',
@@ -160,6 +178,33 @@ const en = {
     clientGone: 'client went away',
     asked: 'asked {{asked}}, sent {{sent}}',
     ttfb: 'first byte {{ms}} ms',
+    translatedTitle: 'Translated from the client’s protocol to the endpoint’s',
+    state: { closed: 'closed', open: 'open', half_open: 'half-open' },
+    outcome: { success: 'success', failure: 'failure', neutral: 'neutral' },
+    probeInFlight: 'probe in flight',
+    stateWhy: '{{state}} ({{why}})',
+    listSep: ', ',
+    // Why routing left an endpoint out (docs/BEHAVIOUR.md#candidates).
+    exclusion: {
+      model: 'model not in its list',
+      protocol: 'speaks {{protocol}}; model not named',
+      protocolUnknown: 'speaks another protocol; model not named',
+      breaker: 'breaker not available',
+    },
+    // What went wrong in an attempt (docs/BEHAVIOUR.md#attempt-loop).
+    errorType: {
+      transport: 'connection failed',
+      first_byte_timeout: 'no first byte in time',
+      idle_timeout: 'stream stalled',
+      prelude_too_large: 'stream opening too large',
+      upstream_status: 'error status',
+      quota_exhausted: 'quota exhausted',
+      rate_limited: 'rate limited',
+      stream_error: 'error event in stream',
+      stream_ended_early: 'stream ended early',
+      client_gone: 'client went away',
+      translation: 'cannot be carried in this endpoint’s protocol',
+    },
   },
   stats: {
     heading: 'Requests and errors per minute',

@@ -1,0 +1,121 @@
+import { render, screen, within } from '@testing-library/react';
+import { I18nextProvider } from 'react-i18next';
+import { describe, expect, it } from 'vitest';
+import type { Attempt, LogDetail } from '../api/types';
+import { createI18n, type Language } from '../i18n';
+import { endpoint } from '../test/utils';
+import { LogTimeline } from './LogTimeline';
+
+const attempt = (over: Partial<Attempt>): Attempt => ({
+  endpoint_id: 1,
+  endpoint: 'gpt',
+  outcome: 'success',
+  error_type: '',
+  status: 200,
+  message: '',
+  body_head: '',
+  started_at: '2026-11-30T08:01:00Z',
+  duration_ms: 10,
+  breaker_counted: false,
+  ...over,
+});
+
+const log: LogDetail = {
+  id: 9,
+  at: '2026-11-30T08:01:00Z',
+  protocol: 'anthropic',
+  path: '/v1/messages',
+  model_asked: 'claude-sonnet-4-5',
+  model_forwarded: 'gpt-5',
+  explicit: false,
+  endpoint_id: 1,
+  endpoint: 'gpt',
+  status: 200,
+  attempts: 2,
+  duration_ms: 40,
+  ttfb_ms: 30,
+  stream: false,
+  stream_end: '',
+  tokens_in: 0,
+  tokens_out: 0,
+  sent_upstream: true,
+  client_gone: false,
+  error: '',
+  routing: {
+    strategy: 'sticky',
+    candidates: [
+      { endpoint_id: 2, endpoint: 'codex', state: 'closed' },
+      { endpoint_id: 1, endpoint: 'gpt', state: 'half_open' },
+    ],
+    excluded: [
+      { endpoint_id: 3, endpoint: 'chat', reason: 'protocol' },
+      { endpoint_id: 99, endpoint: 'gone', reason: 'protocol' },
+      { endpoint_id: 4, endpoint: 'haiku', reason: 'model' },
+      { endpoint_id: 5, endpoint: 'busy', reason: 'breaker', state: 'half_open', probe_in_flight: true },
+      { endpoint_id: 6, endpoint: 'slow', reason: 'breaker', state: 'open', breaker_reason: 'rate_limited', until: '2026-11-30T08:02:00Z' },
+    ],
+  },
+  history: [
+    attempt({ endpoint_id: 2, endpoint: 'codex', outcome: 'neutral', error_type: 'translation', status: 0, message: 'previous_response_id cannot be carried', translation: 'anthropic→openai-responses' }),
+    attempt({ translation: 'anthropic→openai-chat' }),
+  ],
+};
+
+const endpoints = [endpoint({ id: 3, name: 'chat', protocol: 'openai-chat' }), endpoint({ id: 1, name: 'gpt', protocol: 'openai-chat' })];
+
+function show(l: LogDetail, lang: Language = 'en') {
+  render(
+    <I18nextProvider i18n={createI18n(lang)}>
+      <LogTimeline log={l} endpoints={endpoints} />
+    </I18nextProvider>,
+  );
+}
+
+const reasons = () => within(screen.getByTestId('routing-excluded')).getAllByRole('listitem').map((li) => li.textContent);
+
+describe('log timeline', () => {
+  it('tags each translated attempt with its translation, and none on a pass-through', () => {
+    show({ ...log, history: [...log.history!, attempt({ endpoint: 'claude', endpoint_id: 7 })] });
+    const attempts = screen.getAllByTestId('attempt');
+    expect(within(attempts[0]).getByTestId('attempt-translation')).toHaveTextContent('anthropic → openai-responses');
+    expect(within(attempts[1]).getByTestId('attempt-translation')).toHaveTextContent('anthropic → openai-chat');
+    expect(within(attempts[1]).getByTestId('attempt-translation')).toHaveAttribute('title', 'Translated from the client’s protocol to the endpoint’s');
+    expect(within(attempts[2]).queryByTestId('attempt-translation')).toBeNull();
+  });
+
+  it('says in words that a request could not be carried in the endpoint’s protocol', () => {
+    show(log);
+    const first = screen.getAllByTestId('attempt')[0];
+    expect(within(first).getByTestId('attempt-error')).toHaveTextContent('cannot be carried in this endpoint’s protocol');
+    expect(first).toHaveTextContent('neutral');
+    expect(first).toHaveTextContent('previous_response_id cannot be carried');
+  });
+
+  it('gives every exclusion reason in words, naming the protocol an endpoint speaks', () => {
+    show(log);
+    expect(reasons()).toEqual([
+      'chat speaks openai-chat; model not named',
+      'gone speaks another protocol; model not named',
+      'haiku model not in its list',
+      'busy half-open (probe in flight)',
+      'slow open (rate limited)',
+    ]);
+    expect(screen.getByTestId('routing-candidates')).toHaveTextContent('codex closedgpt half-open');
+    // No identifier of the API's closed sets reaches the screen as it came.
+    const words = [screen.getByTestId('routing-excluded'), screen.getByTestId('routing-candidates'), ...screen.getAllByTestId('attempt-error')].map((el) => el.textContent).join(' ');
+    for (const raw of ['half_open', 'rate_limited', 'breaker', 'translation']) expect(words).not.toContain(raw);
+  });
+
+  it('says it in Chinese too', () => {
+    show(log, 'zh-CN');
+    expect(reasons()).toEqual([
+      'chat 使用 openai-chat 协议，且未列出该模型',
+      'gone 使用其他协议，且未列出该模型',
+      'haiku 模型不在其列表中',
+      'busy 半开（探测进行中）',
+      'slow 熔断（限流）',
+    ]);
+    expect(within(screen.getAllByTestId('attempt')[0]).getByTestId('attempt-error')).toHaveTextContent('无法用此端点的协议表达该请求');
+    expect(screen.getAllByTestId('attempt-translation')[1]).toHaveTextContent('anthropic → openai-chat');
+  });
+});
