@@ -106,6 +106,15 @@ describe('log timeline', () => {
     for (const raw of ['half_open', 'rate_limited', 'breaker', 'translation']) expect(words).not.toContain(raw);
   });
 
+  it('says in words how a retried request was adjusted', () => {
+    show({ ...log, history: [attempt({ adjusted: 'strip_thinking' }), attempt({ adjusted: 'lower_max_tokens' }), attempt({})] });
+    const attempts = screen.getAllByTestId('attempt');
+    expect(within(attempts[0]).getByTestId('attempt-adjusted')).toHaveTextContent('retried without thinking');
+    expect(within(attempts[1]).getByTestId('attempt-adjusted')).toHaveTextContent('retried without the output limit');
+    expect(within(attempts[2]).queryByTestId('attempt-adjusted')).toBeNull();
+    expect(document.body).not.toHaveTextContent('strip_thinking');
+  });
+
   it('says it in Chinese too', () => {
     show(log, 'zh-CN');
     expect(reasons()).toEqual([

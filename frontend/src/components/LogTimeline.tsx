@@ -41,6 +41,11 @@ function AttemptItem({ a }: { a: Attempt }) {
         {a.status > 0 && <span className="attempt-status mono">{a.status}</span>}
         {a.error_type && <span className="muted" data-testid="attempt-error">{word(t, 'logs.errorType', a.error_type)}</span>}
         {a.translation && <TranslationTag name={a.translation} />}
+        {a.adjusted && (
+          <span className="tag" data-testid="attempt-adjusted" title={t('logs.adjustedTitle')}>
+            {word(t, 'logs.adjusted', a.adjusted)}
+          </span>
+        )}
         <span className="muted">
           {formatClock(a.started_at, i18n.language)} · {a.duration_ms} ms
         </span>

@@ -178,6 +178,13 @@ const en = {
     clientGone: 'client went away',
     asked: 'asked {{asked}}, sent {{sent}}',
     ttfb: 'first byte {{ms}} ms',
+    adjustedTitle: 'Sent again to the same endpoint with the request adjusted after it refused the first',
+    adjusted: {
+      strip_thinking: 'retried without thinking',
+      step_down_effort: 'retried with lower effort',
+      drop_effort: 'retried without effort',
+      lower_max_tokens: 'retried without the output limit',
+    },
     translatedTitle: 'Translated from the client’s protocol to the endpoint’s',
     state: { closed: 'closed', open: 'open', half_open: 'half-open' },
     outcome: { success: 'success', failure: 'failure', neutral: 'neutral' },

@@ -179,6 +179,13 @@ const zhCN: Strings = {
     clientGone: '客户端已断开',
     asked: '请求 {{asked}}，转发 {{sent}}',
     ttfb: '首字节 {{ms}} ms',
+    adjustedTitle: '端点拒绝第一次请求后，已调整请求并向同一端点重发',
+    adjusted: {
+      strip_thinking: '已去掉思考内容重试',
+      step_down_effort: '已降低推理强度重试',
+      drop_effort: '已去掉推理强度重试',
+      lower_max_tokens: '已去掉输出上限重试',
+    },
     translatedTitle: '已从客户端的协议转换为端点的协议',
     state: { closed: '闭合', open: '熔断', half_open: '半开' },
     outcome: { success: '成功', failure: '失败', neutral: '中性' },
