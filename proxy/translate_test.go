@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -371,5 +373,46 @@ func TestRetryWithoutMaxTokens(t *testing.T) {
 	}
 	if rec := h.record(); rec.Attempts[0].Adjusted != "lower_max_tokens" {
 		t.Errorf("attempt = %+v", rec.Attempts[0])
+	}
+}
+
+// A multi-byte character split across two network writes, and a <think>
+// tag split across two chunks, reach a translated client whole.
+func TestTranslatedStreamSplitsMidCharacter(t *testing.T) {
+	chunk := func(content string) string {
+		b, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "model": "m",
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": content}, "finish_reason": nil}}})
+		return "data: " + string(b) + "\n\n"
+	}
+	stream := chunk("<thi") + chunk("nk>想一想</th") + chunk("ink>你好，世界") +
+		`data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":5}}` + "\n\n" +
+		"data: [DONE]\n\n"
+	cut := strings.Index(stream, "世") + 1 // inside the character's three bytes
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, stream[:cut])
+		w.(http.Flusher).Flush() // the first half leaves as its own chunk
+		_, _ = io.WriteString(w, stream[cut:])
+	}))
+	t.Cleanup(up.Close)
+	e := chatEp(1, "chat", up.URL)
+	e.Models = []string{"claude-*"}
+	h := newHarness(t, Config{Endpoints: []Endpoint{e}})
+	r := h.post("/v1/messages", claudeStreamBody)
+	var text, thinking strings.Builder
+	for _, ev := range sseEvents(t, r.body) {
+		var d struct {
+			Delta struct{ Type, Text, Thinking string }
+		}
+		_ = json.Unmarshal([]byte(ev[1]), &d)
+		text.WriteString(d.Delta.Text)
+		thinking.WriteString(d.Delta.Thinking)
+	}
+	if thinking.String() != "想一想" || text.String() != "你好，世界" {
+		t.Errorf("thinking %q text %q\n%s", thinking.String(), text.String(), r.body)
+	}
+	if rec := h.record(); rec.StreamEnd != StreamComplete {
+		t.Errorf("stream end %q", rec.StreamEnd)
 	}
 }
