@@ -106,8 +106,15 @@ func TestCapturedClaudeCodeToChat(t *testing.T) {
 	if first["role"] != "system" || strings.Contains(first["content"].(string), "x-anthropic-billing-header") {
 		t.Errorf("first message: role %v, billing header kept: %v", first["role"], strings.Contains(first["content"].(string), "x-anthropic-billing-header"))
 	}
-	if len(msgs) > 1 && msgs[1].(map[string]any)["role"] == "system" {
-		t.Error("more than one leading system message")
+	// Claude Code's environment block, a system message inside messages,
+	// joins the leading one: many Chat servers take system text only first.
+	for i, x := range msgs[1:] {
+		if x.(map[string]any)["role"] == "system" {
+			t.Errorf("message %d is a second system message", i+1)
+		}
+	}
+	if !strings.Contains(first["content"].(string), "# Environment") {
+		t.Error("the environment block did not reach the system message")
 	}
 	// The assistant's tool call is followed at once by its tool message.
 	for i, x := range msgs {

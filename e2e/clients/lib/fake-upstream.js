@@ -2,6 +2,13 @@
 // count_tokens) and OpenAI Chat Completions / Responses, with switchable
 // faults. It answers every request so that clients never stall on it, and
 // records what it was sent so tests can check what ccmesh forwarded.
+//
+// Each protocol can take a tool round trip: a request whose conversation
+// holds TOOL_MARKER and that offers the tool the fake wants (`Read` with
+// `toolFile`, or any `toolCall`) is answered with a call to that tool; a
+// request that carries a tool result is answered with text quoting it.
+// `only` makes the fake speak one protocol and answer 404 on the others'
+// paths, as a real single-protocol upstream does.
 import http from 'node:http';
 
 // Faults a fake can be switched to (`upstream.fault = ...`).
@@ -17,15 +24,26 @@ export const Fault = Object.freeze({
 /** The text a healthy fake answers with; tests recognise the endpoint by it. */
 export const answerOf = (name) => `answer from ${name}`;
 
-/** The marker in a prompt that makes the fake ask for a Read tool call. */
+/** The marker in a prompt that makes the fake ask for a tool call. */
 export const TOOL_MARKER = 'E2E-READ-TOOL';
+
+/** The paths each endpoint protocol serves (docs/BEHAVIOUR.md#inbound-api). */
+export const PROTOCOL_PATHS = Object.freeze({
+  anthropic: ['/v1/messages', '/v1/messages/count_tokens'],
+  'openai-chat': ['/v1/chat/completions'],
+  'openai-responses': ['/v1/responses'],
+});
 
 /**
  * startUpstream listens on 127.0.0.1 on a free port.
  * @param {string} name - used in answers and message ids
- * @param {{toolFile?: string}} [opts] - toolFile: the file the Read tool call asks for
+ * @param {{toolFile?: string, toolCall?: {name: string, input: object}, only?: 'anthropic'|'openai-chat'|'openai-responses'}} [opts]
+ *   toolFile: the file a `Read` tool call asks for;
+ *   toolCall: the tool (and its input) the fake calls instead of Read;
+ *   only: the one protocol the fake speaks (other protocols' paths are 404)
  */
 export async function startUpstream(name, opts = {}) {
+  if (opts.only && !PROTOCOL_PATHS[opts.only]) throw new Error(`startUpstream: unknown protocol ${opts.only}`);
   const up = {
     name,
     fault: Fault.none,
@@ -59,6 +77,12 @@ function route(up, opts, req, res, body) {
   if (req.method === 'GET' && path === '/v1/models') {
     return json(res, 200, { object: 'list', data: [{ id: 'gpt-e2e', object: 'model', owned_by: up.name }] });
   }
+  if (opts.only && !PROTOCOL_PATHS[opts.only].includes(path)) {
+    const message = `fake ${up.name} speaks only ${opts.only}: no ${req.method} ${path}`;
+    return json(res, 404, opts.only === 'anthropic'
+      ? { type: 'error', error: { type: 'not_found_error', message } }
+      : { error: { message, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+  }
   if (req.method !== 'POST' || !body) {
     return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake ${up.name}: no ${req.method} ${path}` } });
   }
@@ -77,9 +101,9 @@ function route(up, opts, req, res, body) {
     case '/v1/messages':
       return messages(up, opts, res, body);
     case '/v1/chat/completions':
-      return chat(up, res, body);
+      return chat(up, opts, res, body);
     case '/v1/responses':
-      return responses(up, res, body);
+      return responses(up, opts, res, body);
   }
   return json(res, 404, { error: { message: `fake ${up.name}: unknown path ${path}`, type: 'invalid_request_error' } });
 }
@@ -98,40 +122,60 @@ function event(res, name, data, done) {
   res.write(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`, done);
 }
 
-// --- Anthropic Messages --------------------------------------------------
+/** splitIn cuts s into n pieces (some may be empty when s is short). */
+function splitIn(s, n) {
+  const size = Math.ceil(s.length / n);
+  return Array.from({ length: n }, (_, i) => s.slice(i * size, (i + 1) * size));
+}
 
-/** The turn the fake takes: a Read tool call, the tool's result, or text. */
-function anthropicTurn(up, opts, body) {
-  const text = JSON.stringify(body.messages ?? []);
-  const toolResult = findToolResult(body.messages ?? []);
-  if (toolResult !== null) {
-    return { kind: 'text', text: `${answerOf(up.name)}; the file says: ${toolResult}` };
+// --- The turn, whatever the protocol --------------------------------------
+
+/**
+ * decideTurn picks what the fake answers: text quoting a tool result the
+ * conversation carries, a call to the wanted tool when the conversation
+ * holds TOOL_MARKER and the tool is offered, else plain text.
+ * @param {{conversation: string, tools: string[], toolResult: string|null}} view
+ */
+function decideTurn(up, opts, view) {
+  if (view.toolResult !== null) {
+    return { kind: 'text', text: `${answerOf(up.name)}; the tool said: ${view.toolResult}` };
   }
-  if (opts.toolFile && text.includes(TOOL_MARKER) && (body.tools ?? []).some((t) => t.name === 'Read')) {
-    return { kind: 'tool', id: `toolu_${up.name}_${up.requests.length}`, input: { file_path: opts.toolFile } };
+  const want = opts.toolCall ?? (opts.toolFile ? { name: 'Read', input: { file_path: opts.toolFile } } : null);
+  if (want && view.conversation.includes(TOOL_MARKER) && view.tools.includes(want.name)) {
+    return { kind: 'tool', n: up.requests.length, name: want.name, input: want.input };
   }
   return { kind: 'text', text: answerOf(up.name) };
 }
 
-function findToolResult(messages) {
-  for (const m of messages) {
-    if (!Array.isArray(m.content)) continue;
-    for (const block of m.content) {
-      if (block.type !== 'tool_result') continue;
-      const c = block.content;
-      if (typeof c === 'string') return c;
-      if (Array.isArray(c)) return c.map((x) => x.text ?? '').join('');
-      return '';
-    }
+/** textOf flattens a content value (a string or an array of text parts). */
+function textOf(c) {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((x) => (typeof x === 'string' ? x : x?.text ?? '')).join('');
+  return '';
+}
+
+// --- Anthropic Messages --------------------------------------------------
+
+function anthropicView(body) {
+  let toolResult = null;
+  for (const m of body.messages ?? []) {
+    if (!Array.isArray(m.content) || toolResult !== null) continue;
+    const block = m.content.find((b) => b.type === 'tool_result');
+    if (block) toolResult = textOf(block.content);
   }
-  return null;
+  return {
+    conversation: JSON.stringify(body.messages ?? []),
+    tools: (body.tools ?? []).map((t) => t.name),
+    toolResult,
+  };
 }
 
 function messages(up, opts, res, body) {
-  const turn = anthropicTurn(up, opts, body);
+  const turn = decideTurn(up, opts, anthropicView(body));
   const id = `msg_${up.name}_${up.requests.length}`;
+  const toolId = `toolu_${up.name}_${turn.n}`;
   const content = turn.kind === 'tool'
-    ? [{ type: 'tool_use', id: turn.id, name: 'Read', input: turn.input }]
+    ? [{ type: 'tool_use', id: toolId, name: turn.name, input: turn.input }]
     : [{ type: 'text', text: turn.text }];
   const stopReason = turn.kind === 'tool' ? 'tool_use' : 'end_turn';
   const usage = { input_tokens: 12, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
@@ -148,14 +192,16 @@ function messages(up, opts, res, body) {
   event(res, 'message_start', start);
   event(res, 'ping', { type: 'ping' });
   if (turn.kind === 'tool') {
-    event(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: turn.id, name: 'Read', input: {} } });
-    event(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(turn.input) } });
+    event(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: toolId, name: turn.name, input: {} } });
+    for (const part of splitIn(JSON.stringify(turn.input), 2)) {
+      event(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: part } });
+    }
   } else {
     event(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     // Two deltas: a client that got only one of them got half an answer.
-    const half = Math.ceil(turn.text.length / 2);
-    event(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: turn.text.slice(0, half) } });
-    event(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: turn.text.slice(half) } });
+    for (const part of splitIn(turn.text, 2)) {
+      event(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: part } });
+    }
   }
   event(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
   event(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 6 } });
@@ -165,20 +211,43 @@ function messages(up, opts, res, body) {
 
 // --- OpenAI Chat Completions ---------------------------------------------
 
-function chat(up, res, body) {
+function chatView(body) {
+  const toolMsg = (body.messages ?? []).find((m) => m.role === 'tool');
+  return {
+    conversation: JSON.stringify(body.messages ?? []),
+    tools: (body.tools ?? []).map((t) => t.function?.name).filter(Boolean),
+    toolResult: toolMsg ? textOf(toolMsg.content) : null,
+  };
+}
+
+function chat(up, opts, res, body) {
+  const turn = decideTurn(up, opts, chatView(body));
   const id = `chatcmpl-${up.name}-${up.requests.length}`;
   const created = Math.floor(Date.now() / 1000);
-  const text = answerOf(up.name);
+  const callId = `call_${up.name}_${turn.n}`;
+  const args = turn.kind === 'tool' ? JSON.stringify(turn.input) : '';
+  const finish = turn.kind === 'tool' ? 'tool_calls' : 'stop';
   const usage = { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 };
   if (!body.stream) {
-    return json(res, 200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage });
+    const message = turn.kind === 'tool'
+      ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: callId, type: 'function', function: { name: turn.name, arguments: args } }] }
+      : { role: 'assistant', content: turn.text, refusal: null };
+    return json(res, 200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage });
   }
   sse(res);
-  const chunk = (delta, finish = null) => ({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
-  event(res, '', chunk({ role: 'assistant', content: '' }));
-  event(res, '', chunk({ content: text.slice(0, 6) }));
-  event(res, '', chunk({ content: text.slice(6) }));
-  event(res, '', chunk({}, 'stop'));
+  const chunk = (delta, fin = null) => ({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: fin }] });
+  if (turn.kind === 'tool') {
+    // The id and name come in the first fragment, the arguments in three more.
+    event(res, '', chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: turn.name, arguments: '' } }] }));
+    for (const part of splitIn(args, 3)) {
+      event(res, '', chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
+    }
+  } else {
+    event(res, '', chunk({ role: 'assistant', content: '' }));
+    event(res, '', chunk({ content: turn.text.slice(0, 6) }));
+    event(res, '', chunk({ content: turn.text.slice(6) }));
+  }
+  event(res, '', chunk({}, finish));
   if (body.stream_options?.include_usage) {
     event(res, '', { id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage });
   }
@@ -188,29 +257,51 @@ function chat(up, res, body) {
 
 // --- OpenAI Responses ----------------------------------------------------
 
-function responses(up, res, body) {
+function responsesView(body) {
+  const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : (body.input ?? []);
+  const out = input.find((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output');
+  return {
+    conversation: JSON.stringify(input),
+    tools: (body.tools ?? []).map((t) => t.name).filter(Boolean),
+    toolResult: out ? textOf(out.output) : null,
+  };
+}
+
+function responses(up, opts, res, body) {
+  const turn = decideTurn(up, opts, responsesView(body));
   const id = `resp_${up.name}_${up.requests.length}`;
-  const text = answerOf(up.name);
   const created = Math.floor(Date.now() / 1000);
-  const msgId = `msg_${up.name}_${up.requests.length}`;
-  const part = { type: 'output_text', text, annotations: [] };
-  const item = { id: msgId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
   const usage = { input_tokens: 9, output_tokens: 4, total_tokens: 13, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
   const response = (status, output, u = null) => ({ id, object: 'response', created_at: created, status, model: body.model, output, usage: u, error: null, incomplete_details: null, instructions: null, parallel_tool_calls: true, tool_choice: 'auto', tools: [], temperature: 1, top_p: 1, text: { format: { type: 'text' } } });
+  let item;
+  if (turn.kind === 'tool') {
+    item = { id: `fc_${up.name}_${turn.n}`, type: 'function_call', status: 'completed', call_id: `call_${up.name}_${turn.n}`, name: turn.name, arguments: JSON.stringify(turn.input) };
+  } else {
+    item = { id: `msg_${up.name}_${up.requests.length}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
+  }
   if (!body.stream) {
-    return json(res, 200, { ...response('completed', [item], usage), output_text: text });
+    return json(res, 200, { ...response('completed', [item], usage), ...(turn.kind === 'text' ? { output_text: turn.text } : {}) });
   }
   sse(res);
   let seq = 0;
   const ev = (type, fields) => event(res, type, { type, sequence_number: seq++, ...fields });
   ev('response.created', { response: response('in_progress', []) });
   ev('response.in_progress', { response: response('in_progress', []) });
-  ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
-  ev('response.content_part.added', { output_index: 0, item_id: msgId, content_index: 0, part: { ...part, text: '' } });
-  ev('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: text.slice(0, 6), logprobs: [] });
-  ev('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: text.slice(6), logprobs: [] });
-  ev('response.output_text.done', { output_index: 0, item_id: msgId, content_index: 0, text, logprobs: [] });
-  ev('response.content_part.done', { output_index: 0, item_id: msgId, content_index: 0, part });
+  if (turn.kind === 'tool') {
+    ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
+    for (const delta of splitIn(item.arguments, 3)) {
+      ev('response.function_call_arguments.delta', { output_index: 0, item_id: item.id, delta });
+    }
+    ev('response.function_call_arguments.done', { output_index: 0, item_id: item.id, name: item.name, arguments: item.arguments });
+  } else {
+    const part = item.content[0];
+    ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+    ev('response.content_part.added', { output_index: 0, item_id: item.id, content_index: 0, part: { ...part, text: '' } });
+    ev('response.output_text.delta', { output_index: 0, item_id: item.id, content_index: 0, delta: turn.text.slice(0, 6), logprobs: [] });
+    ev('response.output_text.delta', { output_index: 0, item_id: item.id, content_index: 0, delta: turn.text.slice(6), logprobs: [] });
+    ev('response.output_text.done', { output_index: 0, item_id: item.id, content_index: 0, text: turn.text, logprobs: [] });
+    ev('response.content_part.done', { output_index: 0, item_id: item.id, content_index: 0, part });
+  }
   ev('response.output_item.done', { output_index: 0, item });
   ev('response.completed', { response: response('completed', [item], usage) });
   res.end();

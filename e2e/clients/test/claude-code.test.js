@@ -3,17 +3,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync, accessSync, constants, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startUpstream, Fault, answerOf, TOOL_MARKER } from '../lib/fake-upstream.js';
 import { startCCMesh, ccmeshBinary } from '../lib/ccmesh.js';
 import { assertLoopbackOnly, startTrapProxy } from '../lib/offline.js';
+import { runClaude as runClaudeIn, claudeBin } from '../lib/clients.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const claudeBin = path.join(here, '..', 'node_modules', '.bin', 'claude');
-const CLAUDE_TIMEOUT_MS = 90_000;
 
 let trap;
 let workDir;
@@ -32,40 +31,10 @@ after(async () => {
 
 /**
  * runClaude runs `claude -p prompt --output-format json` against baseURL
- * with a fresh HOME and only the environment docs/BEHAVIOUR.md#what-clients-send names. It never
- * throws for the CLI's own failures: the caller asserts on the result.
+ * (lib/clients.js) with the trap proxy in its environment.
  */
-async function runClaude(baseURL, prompt, extraArgs = [], extraEnv = {}) {
-  accessSync(claudeBin, constants.X_OK); // a missing CLI must fail the test, never skip it
-  const home = mkdtempSync(path.join(workDir, 'home-'));
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    ANTHROPIC_BASE_URL: baseURL,
-    ANTHROPIC_API_KEY: 'sk-ant-client-key-ccmesh-must-replace',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    ...trap.env,
-    ...extraEnv,
-  };
-  const child = spawn(claudeBin, ['-p', prompt, '--output-format', 'json', ...extraArgs],
-    { cwd: workDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  const killer = setTimeout(() => child.kill('SIGKILL'), CLAUDE_TIMEOUT_MS);
-  const [code, signal, spawnError] = await new Promise((resolve) => {
-    child.once('error', (err) => resolve([null, null, err]));
-    child.once('exit', (c, s) => resolve([c, s, null]));
-  });
-  clearTimeout(killer);
-  if (spawnError) throw new Error(`could not run the Claude Code binary ${claudeBin}: ${spawnError.message}`);
-  let result = null;
-  try { result = JSON.parse(stdout); } catch { /* asserted below with the raw output */ }
-  return { code, signal, stdout, stderr, result };
-}
+const runClaude = (baseURL, prompt, extraArgs = [], extraEnv = {}) =>
+  runClaudeIn({ baseURL, prompt, cwd: workDir, args: extraArgs, env: { ...trap.env, ...extraEnv } });
 
 function assertAnswered(run, want) {
   const detail = `exit ${run.code} signal ${run.signal}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}`;

@@ -10,7 +10,11 @@ import { startCCMesh } from '../lib/ccmesh.js';
 import { assertLoopbackOnly } from '../lib/offline.js';
 
 const CLAUDE_MODEL = 'claude-opus-5-5';
-const GPT_MODEL = 'gpt-e2e';
+// An endpoint of another protocol that names a model serves it translated
+// (docs/BEHAVIOUR.md#candidates); these tests are about same-protocol
+// routing, so each OpenAI protocol's endpoints name a model of their own.
+const CHAT_MODEL = 'gpt-e2e-chat';
+const RESPONSES_MODEL = 'gpt-e2e-responses';
 
 let mesh;
 const ups = {};
@@ -20,10 +24,10 @@ const ups = {};
 const ENDPOINTS = [
   { name: 'claude-1', protocol: 'anthropic' },
   { name: 'claude-2', protocol: 'anthropic' },
-  { name: 'chat-1', protocol: 'openai-chat', models: [GPT_MODEL] },
-  { name: 'chat-2', protocol: 'openai-chat', models: [GPT_MODEL] },
-  { name: 'resp-1', protocol: 'openai-responses', models: [GPT_MODEL] },
-  { name: 'resp-2', protocol: 'openai-responses', models: [GPT_MODEL] },
+  { name: 'chat-1', protocol: 'openai-chat', models: [CHAT_MODEL] },
+  { name: 'chat-2', protocol: 'openai-chat', models: [CHAT_MODEL] },
+  { name: 'resp-1', protocol: 'openai-responses', models: [RESPONSES_MODEL] },
+  { name: 'resp-2', protocol: 'openai-responses', models: [RESPONSES_MODEL] },
 ];
 
 before(async () => {
@@ -107,16 +111,16 @@ for (const pin of PINS) {
 
   test(`OpenAI SDK chat completions, not streamed, ${pin.name}`, async () => {
     const { data, response } = await openai(pinnedHeaders(pin, chatEP)).chat.completions.create({
-      model: pinnedModel(pin, chatEP, GPT_MODEL), messages: [{ role: 'user', content: 'hi' }],
+      model: pinnedModel(pin, chatEP, CHAT_MODEL), messages: [{ role: 'user', content: 'hi' }],
     }).withResponse();
     assert.equal(data.choices[0].message.content, answerOf(chatEP));
     assertRouted(response, chatEP);
-    assertForwarded(chatEP, GPT_MODEL, 'authorization');
+    assertForwarded(chatEP, CHAT_MODEL, 'authorization');
   });
 
   test(`OpenAI SDK chat completions, streamed with usage, ${pin.name}`, async () => {
     const { data: stream, response } = await openai(pinnedHeaders(pin, chatEP)).chat.completions.create({
-      model: pinnedModel(pin, chatEP, GPT_MODEL), stream: true, stream_options: { include_usage: true },
+      model: pinnedModel(pin, chatEP, CHAT_MODEL), stream: true, stream_options: { include_usage: true },
       messages: [{ role: 'user', content: 'hi' }],
     }).withResponse();
     let text = '';
@@ -128,21 +132,21 @@ for (const pin of PINS) {
     assert.equal(text, answerOf(chatEP));
     assert.equal(usage?.total_tokens, 13, 'the usage chunk must come through');
     assertRouted(response, chatEP);
-    assertForwarded(chatEP, GPT_MODEL, 'authorization');
+    assertForwarded(chatEP, CHAT_MODEL, 'authorization');
   });
 
   test(`OpenAI SDK responses, not streamed, ${pin.name}`, async () => {
     const { data, response } = await openai(pinnedHeaders(pin, respEP)).responses.create({
-      model: pinnedModel(pin, respEP, GPT_MODEL), input: 'hi',
+      model: pinnedModel(pin, respEP, RESPONSES_MODEL), input: 'hi',
     }).withResponse();
     assert.equal(data.output_text, answerOf(respEP));
     assertRouted(response, respEP);
-    assertForwarded(respEP, GPT_MODEL, 'authorization');
+    assertForwarded(respEP, RESPONSES_MODEL, 'authorization');
   });
 
   test(`OpenAI SDK responses, streamed, ${pin.name}`, async () => {
     const { data: stream, response } = await openai(pinnedHeaders(pin, respEP)).responses.create({
-      model: pinnedModel(pin, respEP, GPT_MODEL), input: 'hi', stream: true,
+      model: pinnedModel(pin, respEP, RESPONSES_MODEL), input: 'hi', stream: true,
     }).withResponse();
     let text = '';
     const seqs = [];
@@ -156,7 +160,7 @@ for (const pin of PINS) {
     assert.ok(completed, 'response.completed must arrive');
     assert.deepEqual(seqs, seqs.map((_, i) => i), 'every typed event arrives once, in order');
     assertRouted(response, respEP);
-    assertForwarded(respEP, GPT_MODEL, 'authorization');
+    assertForwarded(respEP, RESPONSES_MODEL, 'authorization');
   });
 }
 
@@ -169,7 +173,9 @@ test('Anthropic SDK count_tokens through ccmesh', async () => {
 test('OpenAI SDK lists the models ccmesh serves', async () => {
   const ids = [];
   for await (const m of openai().models.list()) ids.push(m.id);
-  assert.ok(ids.includes(GPT_MODEL), `models ${JSON.stringify(ids)} should include ${GPT_MODEL}`);
+  for (const want of [CHAT_MODEL, RESPONSES_MODEL]) {
+    assert.ok(ids.includes(want), `models ${JSON.stringify(ids)} should include ${want}`);
+  }
 });
 
 test('an unknown pinned endpoint is a 400, never a silent fallback', async () => {

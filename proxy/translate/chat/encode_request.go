@@ -214,43 +214,50 @@ func formatText(raw json.RawMessage) string {
 	return "Input format: " + string(raw)
 }
 
-// encodeMessages writes System and Messages, dropping empty messages. A
-// system message between tool calls and their results is held until
-// after the results' tool messages, which Chat wants right after the
-// calls.
+// encodeMessages writes System and Messages, dropping empty messages.
+// Every system or developer text — the leading ones and those later in
+// the conversation (Claude Code's environment block, a Codex developer
+// note) — goes into one leading system message: many Chat servers refuse
+// a system message anywhere else (docs/BEHAVIOUR.md#translation).
 func encodeMessages(r *conv.Request) ([]outMessage, error) {
-	msgs := make([]outMessage, 0, len(r.Messages)+1)
-	if s := joinText(r.System); s != "" {
-		msgs = append(msgs, outMessage{Role: "system", Content: s})
-	}
-	var held []outMessage
-	calling := false // the last turn was an assistant's with tool calls
+	msgs := make([]outMessage, 1, len(r.Messages)+1)
+	system := []string{joinText(r.System)}
 	for i := range r.Messages {
 		m := &r.Messages[i]
 		switch m.Role {
 		case conv.RoleSystem:
-			if s := joinText(m.Parts); s != "" {
-				sm := outMessage{Role: "system", Content: s}
-				if calling {
-					held = append(held, sm)
-				} else {
-					msgs = append(msgs, sm)
-				}
-			}
+			system = append(system, joinText(m.Parts))
 		case conv.RoleAssistant:
 			if am, ok := assistantOut(m.Parts); ok {
-				msgs = append(append(msgs, held...), am)
-				held, calling = nil, len(am.ToolCalls) > 0
+				msgs = append(msgs, am)
 			}
 		default:
 			var err error
-			if msgs, err = appendUser(msgs, m.Parts, held); err != nil {
+			if msgs, err = appendUser(msgs, m.Parts, nil); err != nil {
 				return nil, err
 			}
-			held, calling = nil, false
 		}
 	}
-	return append(msgs, held...), nil
+	if s := joinNonEmpty(system); s != "" {
+		msgs[0] = outMessage{Role: "system", Content: s}
+		return msgs, nil
+	}
+	return msgs[1:], nil
+}
+
+// joinNonEmpty joins the non-empty strings of ss by blank lines.
+func joinNonEmpty(ss []string) string {
+	var b strings.Builder
+	for _, s := range ss {
+		if s == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }
 
 // joinText is the text parts of parts joined by blank lines.

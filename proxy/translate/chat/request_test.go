@@ -272,7 +272,7 @@ func TestEncodeRequest(t *testing.T) {
   "stream": true,
   "stream_options": {"include_usage": true}
 }`},
-		{"codex turn: a developer message between a call and its result waits for the tool message; shared OpenAI members only, max_completion_tokens, xhigh folds, no tools means no tool_choice",
+		{"codex turn: a later developer message joins the one leading system message; shared OpenAI members only, max_completion_tokens, xhigh folds, no tools means no tool_choice",
 			func() *conv.Request {
 				return &conv.Request{
 					From: conv.Responses, Model: "openai/gpt-5-mini",
@@ -297,10 +297,10 @@ func TestEncodeRequest(t *testing.T) {
 			}, `{
   "model": "openai/gpt-5-mini",
   "messages": [
+    {"role": "system", "content": "Approvals changed."},
     {"role": "user", "content": "run it"},
     {"role": "assistant", "reasoning_content": "r1", "tool_calls": [{"id": "fc_1", "type": "function", "function": {"name": "shell__exec", "arguments": "{\"cmd\":[\"ls\"]}"}}]},
-    {"role": "tool", "tool_call_id": "fc_1", "content": "a\nb"},
-    {"role": "system", "content": "Approvals changed."}
+    {"role": "tool", "tool_call_id": "fc_1", "content": "a\nb"}
   ],
   "max_completion_tokens": 4096,
   "top_p": 0,
@@ -330,12 +330,12 @@ func TestEncodeRequest(t *testing.T) {
 			}, `{
   "model": "glm-4.6",
   "messages": [
+    {"role": "system", "content": "Now in French."},
     {"role": "user", "content": [
       {"type": "text", "text": "notes"},
       {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBE", "filename": "document.pdf"}}
     ]},
     {"role": "assistant", "content": "Done."},
-    {"role": "system", "content": "Now in French."},
     {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}
   ],
   "reasoning_effort": "minimal",
@@ -422,7 +422,9 @@ func TestReasoningEffort(t *testing.T) {
 	}
 }
 
-// What the Chat model holds survives EncodeRequest then DecodeRequest.
+// What the Chat model holds survives EncodeRequest then DecodeRequest
+// (a later system message comes back in the leading one, where Chat wants
+// every system text).
 func TestRequestRoundTrip(t *testing.T) {
 	r := &conv.Request{
 		From: conv.Chat, Model: "qwen3-max", Stream: true, IncludeUsage: true,
@@ -432,7 +434,6 @@ func TestRequestRoundTrip(t *testing.T) {
 			assistant(reasoning("plan"), text("Calling."), call("c1", "f", `{"a":[1,2],"b":"<&>"}`), call("c2", "g", "{}")),
 			user(result("c1", text("one")), result("c2", text("two"))),
 			user(text("ok")),
-			system(text("mid")),
 			assistant(text("fine")),
 			user(conv.Part{Kind: conv.PartDocument, MediaType: "application/pdf", Data: "JVBE", Filename: "x.pdf"}),
 		},
