@@ -246,6 +246,7 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 	q.rec.AttemptCount++
 	q.rec.EndpointID, q.rec.Endpoint = e.ID, e.Name
 	q.rec.TokensIn, q.rec.TokensOut = 0, 0
+	q.startMeter(e)
 	at.res = q.forward(e)
 	if at.res.act == actStop {
 		at.res.outcome = neutral
@@ -256,6 +257,7 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 		at.retryAt = end.Add(ra)
 	}
 	q.attempts = append(q.attempts, at)
+	use := q.attemptUsage(at.res)
 	q.rec.Attempts = append(q.rec.Attempts, Attempt{
 		EndpointID:     e.ID,
 		Endpoint:       e.Name,
@@ -269,6 +271,7 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 		Outcome:        at.res.outcome.Kind,
 		Translation:    q.translationName(e),
 		Adjusted:       at.res.adjusted.String(),
+		Usage:          use,
 	})
 	if at.res.act != actDone && at.res.act != actStop {
 		// The message may quote the upstream's body: it goes to the request

@@ -56,11 +56,11 @@ type Config struct {
 // endpoint is an Endpoint compiled for the request path.
 type endpoint struct {
 	Endpoint
-	base      *url.URL
-	dropV1    bool     // base path already ends in a version segment
-	authMode  AuthMode // resolved: AuthXAPIKey or AuthBearer
-	models    []pattern
-	modelMap  []mapping
+	base     *url.URL
+	dropV1   bool     // base path already ends in a version segment
+	authMode AuthMode // resolved: AuthXAPIKey or AuthBearer
+	models   []pattern
+	modelMap []mapping
 	protocol int // Protocol index: into snapshot.lists and Server.cursors
 	profile  breaker.Profile
 	// listIndex[p] is the position in protocol p's routable list; -1 when
@@ -170,10 +170,10 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 	u.RawPath = ""
 	u.RawQuery, u.Fragment = "", ""
 	ce := &endpoint{
-		Endpoint:  e,
-		base:      u,
-		dropV1:    versionSegment.MatchString(u.Path),
-		protocol:  pi,
+		Endpoint: e,
+		base:     u,
+		dropV1:   versionSegment.MatchString(u.Path),
+		protocol: pi,
 		profile:  e.Protocol.Profile(),
 	}
 	for pi := range ce.listIndex {

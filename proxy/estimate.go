@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -38,4 +39,13 @@ func (q *request) answerEstimate(why string) {
 	_, _ = q.w.Write(b) // a client that left cannot be told anything
 	q.rec.Status, q.rec.TokensIn = http.StatusOK, n
 	q.rec.Error = "count_tokens: " + why + "; ccmesh answered with a local estimate"
+}
+
+// countedTokens is the input_tokens of a count_tokens answer.
+func countedTokens(body []byte) int64 {
+	var doc struct {
+		InputTokens int64 `json:"input_tokens"`
+	}
+	_ = json.Unmarshal(body, &doc) // an unreadable answer counted nothing
+	return doc.InputTokens
 }

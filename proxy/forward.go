@@ -112,9 +112,9 @@ func (q *request) forwardOnce(e *endpoint) result {
 	}
 	firstByte.Stop()
 	if t != nil {
-		return q.translatedResponse(ctx, t, resp, cancel)
+		return q.translatedResponse(ctx, e, t, resp, cancel)
 	}
-	return q.copyResponse(ctx, resp, cancel)
+	return q.copyResponse(ctx, e, resp, cancel)
 }
 
 // encode builds the upstream request of one attempt on e.
@@ -327,7 +327,7 @@ func (q *request) writeHeader(resp *http.Response) {
 // copyResponse passes a non-streamed 2xx through as it came, keeping a
 // bounded copy to read usage from. Once the status is sent there is no
 // failover: a broken body is a failure for the breaker only.
-func (q *request) copyResponse(ctx context.Context, resp *http.Response, cancel context.CancelCauseFunc) result {
+func (q *request) copyResponse(ctx context.Context, e *endpoint, resp *http.Response, cancel context.CancelCauseFunc) result {
 	idle := time.AfterFunc(q.snap.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
 	q.writeHeader(resp)
@@ -370,7 +370,12 @@ func (q *request) copyResponse(ctx context.Context, resp *http.Response, cancel 
 		}
 	}
 	if !flush && kept.Len() < usageBodyCap {
-		q.rec.applyUsage(usageFromJSON(decodeBody(resp.Header.Get("Content-Encoding"), kept.Bytes(), usageBodyCap)))
+		body := decodeBody(resp.Header.Get("Content-Encoding"), kept.Bytes(), usageBodyCap)
+		if q.r.URL.Path == countTokensPath {
+			q.rec.TokensIn = countedTokens(body)
+		} else {
+			q.noteBody(e, body)
+		}
 	}
 	return result{verdict: delivered, status: resp.StatusCode}
 }

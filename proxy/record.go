@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"bytes"
-	"encoding/json"
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
@@ -45,13 +43,15 @@ type Record struct {
 	TTFBMs         int64     `json:"ttfb_ms"`
 	Stream         bool      `json:"stream"`
 	StreamEnd      StreamEnd `json:"stream_end"`
-	TokensIn       int64     `json:"tokens_in"`
-	TokensOut      int64     `json:"tokens_out"`
+	TokensIn       int64     `json:"tokens_in"`  // every input token of the answering attempt, cached or not
+	TokensOut      int64     `json:"tokens_out"` // its output tokens, reasoning included
 	SentUpstream   bool      `json:"sent_upstream"`
 	ClientGone     bool      `json:"client_gone"`
 	Error          string    `json:"error"`
 	Routing        Routing   `json:"routing"`
 	Attempts       []Attempt `json:"attempts"`
+	// Usage is the sum of the attempts' usage; nil when none counted any.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Routing is the routing decision of a request.
@@ -117,6 +117,9 @@ type Attempt struct {
 	// Translation names the translation the attempt ran, client protocol
 	// to endpoint protocol ("anthropic→openai-chat"); "" when none.
 	Translation string `json:"translation,omitempty"`
+	// Usage is what the upstream reported this attempt cost, normalised
+	// (usage.go); nil when the attempt got no answer to count.
+	Usage *Usage `json:"usage,omitempty"`
 	// Adjusted names how the request was changed for a second try on the
 	// same endpoint after it refused the first ("strip_thinking",
 	// "step_down_effort"); "" when it was not.
@@ -139,76 +142,3 @@ const (
 	ErrClientGone      ErrorType = "client_gone"        // the client went away
 	ErrTranslation     ErrorType = "translation"        // the request cannot be carried in the endpoint's protocol
 )
-
-// usage collects token counts from any of the three protocols' usage
-// objects; fields absent from a protocol stay zero.
-type usage struct {
-	InputTokens      int64 `json:"input_tokens"`
-	OutputTokens     int64 `json:"output_tokens"`
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
-}
-
-func (u *usage) in() int64  { return max(u.InputTokens, u.PromptTokens) }
-func (u *usage) out() int64 { return max(u.OutputTokens, u.CompletionTokens) }
-
-// applyUsage records the tokens of a usage object; later reports win
-// because Anthropic's message_delta carries the final output count.
-func (rec *Record) applyUsage(u *usage) {
-	if u == nil {
-		return
-	}
-	if v := u.in(); v > 0 {
-		rec.TokensIn = v
-	}
-	if v := u.out(); v > 0 {
-		rec.TokensOut = v
-	}
-}
-
-var usageKey = []byte(`"usage"`)
-
-// usageFromJSON reads usage from a non-streamed response body: top-level
-// "usage" (all three protocols) or count_tokens' top-level input_tokens.
-func usageFromJSON(b []byte) *usage {
-	var doc struct {
-		Usage       *usage `json:"usage"`
-		InputTokens int64  `json:"input_tokens"`
-	}
-	if json.Unmarshal(b, &doc) != nil {
-		return nil
-	}
-	if doc.Usage != nil {
-		return doc.Usage
-	}
-	if doc.InputTokens > 0 {
-		return &usage{InputTokens: doc.InputTokens}
-	}
-	return nil
-}
-
-// usageFromEvent reads usage from one SSE data payload: Anthropic
-// message_start (message.usage) and message_delta (usage), OpenAI's usage
-// chunk (usage) and Responses' response.completed (response.usage).
-func usageFromEvent(data []byte) *usage {
-	if !bytes.Contains(data, usageKey) {
-		return nil
-	}
-	var ev struct {
-		Usage    *usage                  `json:"usage"`
-		Message  *struct{ Usage *usage } `json:"message"`
-		Response *struct{ Usage *usage } `json:"response"`
-	}
-	if json.Unmarshal(data, &ev) != nil {
-		return nil
-	}
-	switch {
-	case ev.Usage != nil:
-		return ev.Usage
-	case ev.Message != nil && ev.Message.Usage != nil:
-		return ev.Message.Usage
-	case ev.Response != nil && ev.Response.Usage != nil:
-		return ev.Response.Usage
-	}
-	return nil
-}

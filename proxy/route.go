@@ -45,6 +45,8 @@ type request struct {
 	conv *conv.Request
 	// adjusted is the adjustment of the retry in progress (retry.go).
 	adjusted adjustment
+	// meter reads the current attempt's usage (usage.go).
+	meter meter
 }
 
 // serve reads the body, resolves the route and runs the attempt loop.

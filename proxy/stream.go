@@ -234,7 +234,10 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			raw, _ = q.redact(e, raw)
 			data, _ = q.redact(e, data)
 		}
-		q.rec.applyUsage(usageFromEvent(data))
+		q.noteEvent(e, data)
+		if q.meter.text != nil && kind == evContent {
+			q.meter.noteText(chatDeltaText(data))
+		}
 		out := raw
 		if tx != nil && (released || kind != evError) {
 			if out, err = tx.feed(name, data); err != nil {

@@ -173,7 +173,7 @@ func (q *request) translatedError(e *endpoint, status int, res result) {
 // when the client asked for one and the upstream ignored it. Nothing is
 // written before the body is read and understood, so a body that breaks
 // or cannot be read fails over like any failed attempt.
-func (q *request) translatedResponse(ctx context.Context, t *translation, resp *http.Response, cancel context.CancelCauseFunc) result {
+func (q *request) translatedResponse(ctx context.Context, e *endpoint, t *translation, resp *http.Response, cancel context.CancelCauseFunc) result {
 	cfg := &q.snap.cfg
 	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
@@ -198,7 +198,7 @@ func (q *request) translatedResponse(ctx context.Context, t *translation, resp *
 			msg:      fmt.Sprintf("the upstream's %d answer is not a %s response: %s", resp.StatusCode, t.upstream.Protocol(), err),
 		}
 	}
-	q.rec.applyUsage(usageFromJSON(body))
+	q.noteBody(e, body)
 	return q.answerTranslated(resp, t, out)
 }
 
@@ -271,7 +271,7 @@ func (q *request) collectStream(ctx context.Context, e *endpoint, t *translation
 			return result{verdict: classifyStreamError(data, time.Now()), status: resp.StatusCode,
 				bodyHead: Head(data, bodyHeadCap), msg: "stream carried an error event: " + upstreamErrorText(data)}
 		}
-		q.rec.applyUsage(usageFromEvent(data))
+		q.noteEvent(e, data)
 		if err := dec.Decode(name, data, c.Add); err != nil {
 			return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStreamEnd},
 				status: resp.StatusCode, msg: fmt.Sprintf("the upstream's stream is not %s: %s", e.Protocol, err)}

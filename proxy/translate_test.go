@@ -139,7 +139,9 @@ func TestTranslatedStreamClaudeToChat(t *testing.T) {
 		t.Fatalf("events %s\nwant   %s\n%s", got, want, r.body)
 	}
 	var delta struct {
-		Delta struct{ StopReason string `json:"stop_reason"` }
+		Delta struct {
+			StopReason string `json:"stop_reason"`
+		}
 		Usage struct {
 			InputTokens  int64 `json:"input_tokens"`
 			OutputTokens int64 `json:"output_tokens"`

@@ -86,3 +86,7 @@ func count(s string) int64 {
 	}
 	return int64(n)
 }
+
+// CountText is the BPE token count of plain text (an answer's, for an
+// output estimate).
+func CountText(s string) int64 { return count(s) }

@@ -57,6 +57,7 @@ export interface Attempt {
   breaker_counted: boolean;
   outcome: AttemptOutcome;
   translation?: string;
+  usage?: Usage;
   adjusted?: string;
 }
 
@@ -280,4 +281,14 @@ export interface TestResult {
   latency_ms: number;
   message: string;
   at: string;
+}
+
+/** Go: proxy.Usage */
+export interface Usage {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+  estimated: boolean;
 }

@@ -1,0 +1,264 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
+)
+
+// Usage is one attempt's token counts as its upstream reported them,
+// normalised across the protocols (docs/BEHAVIOUR.md#usage): Input excludes
+// the tokens read from or written to the prompt cache (Anthropic's
+// meaning; OpenAI's prompt_tokens and input_tokens include cached tokens,
+// so their cached count is taken out); Output includes Reasoning.
+// Estimated: the upstream reported nothing and ccmesh counted with its
+// tokenizer.
+type Usage struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Reasoning  int64 `json:"reasoning"`
+	Estimated  bool  `json:"estimated"`
+}
+
+// PromptTotal is every input token, cached or not.
+func (u Usage) PromptTotal() int64 { return u.Input + u.CacheRead + u.CacheWrite }
+
+// Add adds v's counts to u; the sum is estimated when either is.
+func (u *Usage) Add(v Usage) {
+	u.Input += v.Input
+	u.Output += v.Output
+	u.CacheRead += v.CacheRead
+	u.CacheWrite += v.CacheWrite
+	u.Reasoning += v.Reasoning
+	u.Estimated = u.Estimated || v.Estimated
+}
+
+// merge takes the counts a later report of the same answer gives: a
+// stream may report in parts (Anthropic's message_start has the input,
+// message_delta the final output), and a zero in a later report means
+// "not said", not "none".
+func (u *Usage) merge(v Usage) {
+	for _, f := range []struct {
+		dst *int64
+		src int64
+	}{
+		{&u.Input, v.Input}, {&u.Output, v.Output}, {&u.CacheRead, v.CacheRead},
+		{&u.CacheWrite, v.CacheWrite}, {&u.Reasoning, v.Reasoning},
+	} {
+		if f.src > 0 {
+			*f.dst = f.src
+		}
+	}
+}
+
+// wireUsage holds the usage fields of all three protocols and of the
+// OpenAI-compatible providers that report cache hits their own way.
+type wireUsage struct {
+	InputTokens      int64          `json:"input_tokens"`
+	OutputTokens     int64          `json:"output_tokens"`
+	CacheRead        int64          `json:"cache_read_input_tokens"`
+	CacheWrite       int64          `json:"cache_creation_input_tokens"`
+	PromptTokens     int64          `json:"prompt_tokens"`
+	CompletionTokens int64          `json:"completion_tokens"`
+	PromptCacheHit   int64          `json:"prompt_cache_hit_tokens"` // DeepSeek
+	CachedTokens     int64          `json:"cached_tokens"`           // Moonshot
+	PromptDetails    *cachedDetails `json:"prompt_tokens_details"`
+	InputDetails     *cachedDetails `json:"input_tokens_details"`
+	CompletionDetail *reasonDetails `json:"completion_tokens_details"`
+	OutputDetails    *reasonDetails `json:"output_tokens_details"`
+}
+
+type cachedDetails struct {
+	CachedTokens int64 `json:"cached_tokens"`
+}
+
+type reasonDetails struct {
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+}
+
+func (d *cachedDetails) cached() int64 {
+	if d == nil {
+		return 0
+	}
+	return d.CachedTokens
+}
+
+func (d *reasonDetails) reasoning() int64 {
+	if d == nil {
+		return 0
+	}
+	return d.ReasoningTokens
+}
+
+// normalise reads w with the meaning protocol p gives its fields.
+func (w *wireUsage) normalise(p Protocol) Usage {
+	switch p {
+	case ProtocolAnthropic:
+		return Usage{Input: w.InputTokens, Output: w.OutputTokens, CacheRead: w.CacheRead, CacheWrite: w.CacheWrite}
+	case ProtocolOpenAIChat:
+		cached := max(w.PromptDetails.cached(), w.PromptCacheHit, w.CachedTokens)
+		return Usage{Input: max(0, w.PromptTokens-cached), Output: w.CompletionTokens, CacheRead: cached,
+			Reasoning: w.CompletionDetail.reasoning()}
+	}
+	cached := w.InputDetails.cached()
+	return Usage{Input: max(0, w.InputTokens-cached), Output: w.OutputTokens, CacheRead: cached,
+		Reasoning: w.OutputDetails.reasoning()}
+}
+
+var usageKey = []byte(`"usage"`)
+
+// usageOfBody reads a non-streamed answer's top-level usage.
+func usageOfBody(p Protocol, b []byte) (Usage, bool) {
+	var doc struct {
+		Usage *wireUsage `json:"usage"`
+	}
+	if json.Unmarshal(b, &doc) != nil || doc.Usage == nil {
+		return Usage{}, false
+	}
+	return doc.Usage.normalise(p), true
+}
+
+// usageOfEvent reads usage from one SSE data payload: Anthropic
+// message_start (message.usage) and message_delta (usage), the Chat usage
+// chunk (usage) and Responses' response.completed (response.usage).
+func usageOfEvent(p Protocol, data []byte) (Usage, bool) {
+	if !bytes.Contains(data, usageKey) {
+		return Usage{}, false
+	}
+	var ev struct {
+		Usage    *wireUsage                  `json:"usage"`
+		Message  *struct{ Usage *wireUsage } `json:"message"`
+		Response *struct{ Usage *wireUsage } `json:"response"`
+	}
+	if json.Unmarshal(data, &ev) != nil {
+		return Usage{}, false
+	}
+	var w *wireUsage
+	switch {
+	case ev.Usage != nil:
+		w = ev.Usage
+	case ev.Message != nil && ev.Message.Usage != nil:
+		w = ev.Message.Usage
+	case ev.Response != nil && ev.Response.Usage != nil:
+		w = ev.Response.Usage
+	default:
+		return Usage{}, false
+	}
+	return w.normalise(p), true
+}
+
+// meter is one attempt's usage as it is read.
+type meter struct {
+	usage Usage
+	seen  bool
+	// text collects the answer's text when the upstream may not report
+	// usage (a Chat stream whose client did not ask for it), for the
+	// estimate; nil when not collecting.
+	text *strings.Builder
+}
+
+// maxEstimateText bounds the text kept for an output estimate.
+const maxEstimateText = 1 << 20
+
+func (m *meter) add(u Usage, ok bool) {
+	if ok {
+		m.usage.merge(u)
+		m.seen = true
+	}
+}
+
+// noteText keeps s for the output estimate.
+func (m *meter) noteText(s string) {
+	if m.text != nil && m.text.Len() < maxEstimateText {
+		m.text.WriteString(s)
+	}
+}
+
+// noteBody reads the usage of a non-streamed answer from e.
+func (q *request) noteBody(e *endpoint, body []byte) {
+	q.meter.add(usageOfBody(e.Protocol, body))
+}
+
+// noteEvent reads the usage an SSE event from e carries.
+func (q *request) noteEvent(e *endpoint, data []byte) {
+	q.meter.add(usageOfEvent(e.Protocol, data))
+}
+
+// finishUsage is the attempt's usage once it answered: what the upstream
+// reported, or an estimate — the client's request counted with the BPE
+// tokenizer, and the answer's text when ccmesh kept it.
+func (q *request) finishUsage() *Usage {
+	if q.r.URL.Path == countTokensPath {
+		return nil // counting tokens costs none
+	}
+	if q.meter.seen {
+		u := q.meter.usage
+		return &u
+	}
+	u := Usage{Estimated: true}
+	if r, err := q.clientRequest(); err == nil {
+		u.Input = translate.CountTokens(r)
+	}
+	if q.meter.text != nil {
+		u.Output = translate.CountText(q.meter.text.String())
+	}
+	return &u
+}
+
+// chatDeltaText is the text a Chat chunk adds, for the output estimate.
+func chatDeltaText(data []byte) string {
+	var chunk struct {
+		Choices []struct {
+			Delta struct {
+				Content          string `json:"content"`
+				ReasoningContent string `json:"reasoning_content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &chunk) != nil || len(chunk.Choices) == 0 {
+		return ""
+	}
+	d := chunk.Choices[0].Delta
+	return d.ReasoningContent + d.Content
+}
+
+var includeUsageKey = []byte(`"include_usage"`)
+
+// startMeter readies the meter for an attempt on e: the text of a Chat
+// stream passed through is kept when its client did not ask for usage,
+// which the upstream then does not report.
+func (q *request) startMeter(e *endpoint) {
+	q.meter = meter{}
+	if e.Protocol == ProtocolOpenAIChat && q.proto == ProtocolOpenAIChat && q.info.stream && !bytes.Contains(q.body, includeUsageKey) {
+		q.meter.text = &strings.Builder{}
+	}
+}
+
+// attemptUsage is the usage an attempt that ended with res records: an
+// answered attempt's, estimated when the upstream said nothing; a failed
+// one's only as far as the upstream reported it before failing. The
+// record's totals add it up.
+func (q *request) attemptUsage(res result) *Usage {
+	var u *Usage
+	switch {
+	case res.outcome.Kind == breaker.Success:
+		u = q.finishUsage()
+	case q.meter.seen:
+		v := q.meter.usage
+		u = &v
+	}
+	if u == nil {
+		return nil
+	}
+	if q.rec.Usage == nil {
+		q.rec.Usage = &Usage{}
+	}
+	q.rec.Usage.Add(*u)
+	q.rec.TokensIn, q.rec.TokensOut = u.PromptTotal(), u.Output
+	return u
+}
