@@ -279,6 +279,7 @@ type attemptRow struct {
 	ErrorType      string `json:"error_type"`
 	Message        string `json:"message"`
 	BreakerCounted bool   `json:"breaker_counted"`
+	Translation    string `json:"translation"`
 }
 
 // waitLogs polls until n log rows for model exist (the writer is

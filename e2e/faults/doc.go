@@ -2,8 +2,11 @@
 // ccmesh binary, starts it headless on loopback, points it at fake
 // upstreams that misbehave in one way each, and checks what the client
 // gets, what the breaker does and what the request log holds (docs/BEHAVIOUR.md,
-// from #attempt-loop to #request-log). It also kills ccmesh with SIGKILL under load and checks that a
-// restart loses no endpoint edit and no breaker state (docs/BEHAVIOUR.md#breaker-persistence, docs/BEHAVIOUR.md#bad-input-and-faults).
+// from #attempt-loop to #request-log). The matrix runs twice: as Claude Code
+// against Anthropic endpoints, and as an OpenAI Chat client whose faulty
+// endpoint speaks Anthropic and whose healthy one speaks Chat, so every
+// fault also crosses a translation (docs/BEHAVIOUR.md#translation). It also
+// kills ccmesh with SIGKILL under load and checks that a restart loses no endpoint edit and no breaker state (docs/BEHAVIOUR.md#breaker-persistence, docs/BEHAVIOUR.md#bad-input-and-faults).
 //
 // Everything lives in the _test files; this file only names the package.
 package faults

@@ -22,7 +22,7 @@ type answer int
 const (
 	fromB     answer = iota // B's complete answer, failed over invisibly
 	brokenA                 // A's answer that broke: a 200 stream ending in an error event, or a JSON body whose connection is cut
-	errorBody               // ccmesh's Claude-shaped error naming endpoint A
+	errorBody               // ccmesh's own error, in the client's shape, naming endpoint A
 	gone                    // the client cancelled: it reads nothing more
 )
 
@@ -205,12 +205,63 @@ func cancelWant(stream, second bool) want {
 		logStatus: 499, a: closedWith(0), aHits: 1, bHits: 0}
 }
 
-// testFaultMatrix runs every fault × {stream, non-stream} × {healthy
-// second endpoint, none} against one ccmesh. Cells are isolated by model:
-// each cell's endpoints serve only that cell's model, and each cell adds
-// its endpoints at the end of the list, where the sticky cursor reaches
-// them first (docs/BEHAVIOUR.md#routing).
-func testFaultMatrix(t *testing.T, bin string) {
+// variant is one way of running the matrix: the protocol the client
+// speaks and the protocol of the healthy second endpoint B. The faulty
+// endpoint A is always the Anthropic fake, so a client of another protocol
+// reaches it through a translation (docs/BEHAVIOUR.md#translation).
+type variant struct {
+	client    clientProto
+	bProtocol string // "anthropic" or "openai-chat"
+	tag       string // prefix of the cells' models and endpoint names
+}
+
+// The Claude run: Claude Code against two Anthropic endpoints.
+var claudeMatrix = variant{client: claudeClient{}, bProtocol: "anthropic"}
+
+// The translated run: an OpenAI Chat client, A reached through the
+// chat→anthropic translation, B a Chat endpoint, so a failover also
+// changes protocol.
+var translatedMatrix = variant{client: chatClient{}, bProtocol: "openai-chat", tag: "chat-"}
+
+// translated says whether A speaks another protocol than the client.
+func (v variant) translated() bool { return v.client.protocol() != "anthropic" }
+
+// translation is what the log's attempt row names for an attempt on an
+// endpoint speaking p: "" when it is the client's protocol.
+func (v variant) translation(p string) string {
+	if p == v.client.protocol() {
+		return ""
+	}
+	return v.client.protocol() + "→" + p
+}
+
+// wantFor is a row's cell in v. The rows are written for the Claude run;
+// a translated non-streamed answer is read whole and decoded before
+// anything is written (docs/BEHAVIOUR.md#translation), so a body that
+// breaks or stalls after A's 200 never reaches the client cut: it is a
+// failed attempt retried like a 5xx, whose last upstream status (200) is
+// not an error, so without B the client gets a 502 (docs/BEHAVIOUR.md#attempt-loop).
+func (v variant) wantFor(fc faultCase, stream, second bool) want {
+	w := fc.want(stream, second)
+	if v.translated() && !stream && w.answer == brokenA {
+		w = retryable([]int{http.StatusBadGateway}, 2)(stream, second)
+	}
+	return w
+}
+
+// testFaultMatrix runs the matrix in the Claude run.
+func testFaultMatrix(t *testing.T, bin string) { runMatrix(t, bin, claudeMatrix) }
+
+// testTranslatedFaultMatrix runs the same rows with a Chat client served by
+// A through a translation and by a Chat B.
+func testTranslatedFaultMatrix(t *testing.T, bin string) { runMatrix(t, bin, translatedMatrix) }
+
+// runMatrix runs every fault × {stream, non-stream} × {healthy second
+// endpoint, none} against one ccmesh. Cells are isolated by model: each
+// cell's endpoints serve only that cell's model, and each cell adds its
+// endpoints at the end of the list, where the sticky cursor reaches them
+// first (docs/BEHAVIOUR.md#routing).
+func runMatrix(t *testing.T, bin string, v variant) {
 	c := startCCMesh(t, bin)
 	c.setTimeouts(t, firstByteTimeout, idleTimeout)
 	n := 0
@@ -220,7 +271,7 @@ func testFaultMatrix(t *testing.T, bin string) {
 				for _, second := range []bool{true, false} {
 					n++
 					t.Run(cellName(stream, second), func(t *testing.T) {
-						runCell(t, c, fc, stream, second, n)
+						runCell(t, c, v, fc, stream, second, n)
 					})
 				}
 			}
@@ -242,21 +293,26 @@ func cellName(stream, second bool) string {
 // cell is one cell's fakes and endpoint names.
 type cell struct {
 	c            *ccmesh
+	v            variant
 	model        string
 	a, b         *upstream
 	aName, bName string
 	aKey         string
 }
 
-func runCell(t *testing.T, c *ccmesh, fc faultCase, stream, second bool, n int) {
-	w := fc.want(stream, second)
-	x := &cell{c: c, model: fmt.Sprintf("claude-e2e-cell-%02d", n),
-		aName: fmt.Sprintf("cell%02d-a", n), bName: fmt.Sprintf("cell%02d-b", n), aKey: fmt.Sprintf("sk-ant-a-%02d-secret", n)}
+func runCell(t *testing.T, c *ccmesh, v variant, fc faultCase, stream, second bool, n int) {
+	w := v.wantFor(fc, stream, second)
+	x := &cell{c: c, v: v, model: fmt.Sprintf("%sclaude-e2e-cell-%02d", v.tag, n),
+		aName: fmt.Sprintf("%scell%02d-a", v.tag, n), bName: fmt.Sprintf("%scell%02d-b", v.tag, n), aKey: fmt.Sprintf("sk-ant-a-%02d-secret", n)}
 	x.a = newUpstream(t, x.aName, fc.fault)
 	c.addEndpoint(t, endpointSpec{Name: x.aName, BaseURL: x.a.url, Protocol: "anthropic", APIKey: x.aKey, Models: []string{x.model}})
 	if second {
-		x.b = newUpstream(t, x.bName, healthy)
-		c.addEndpoint(t, endpointSpec{Name: x.bName, BaseURL: x.b.url, Protocol: "anthropic", APIKey: "sk-ant-b-secret", Models: []string{x.model}})
+		if v.bProtocol == "openai-chat" {
+			x.b = newChatFake(t, x.bName)
+		} else {
+			x.b = newUpstream(t, x.bName, healthy)
+		}
+		c.addEndpoint(t, endpointSpec{Name: x.bName, BaseURL: x.b.url, Protocol: v.bProtocol, APIKey: x.bKey(), Models: []string{x.model}})
 	}
 	requests := 1
 	if fc.requests != nil {
@@ -267,9 +323,9 @@ func runCell(t *testing.T, c *ccmesh, fc faultCase, stream, second bool, n int) 
 		ctx := t.Context()
 		start := time.Now()
 		if fc.fault == slowForCancel {
-			last = sendAndCancel(ctx, c.http, c.url(""), x.model, stream, x.a.arrived)
+			last = sendAndCancel(ctx, c.http, v.client, c.url(""), x.model, stream, x.a.arrived)
 		} else {
-			last = send(ctx, c.http, c.url(""), x.model, stream)
+			last = sendAs(ctx, c.http, v.client, c.url(""), x.model, stream, nil)
 		}
 		if took := time.Since(start); took > clientTimeout {
 			t.Errorf("request %d took %s; every fault must end within %s", i+1, took, clientTimeout)
@@ -284,6 +340,8 @@ func runCell(t *testing.T, c *ccmesh, fc faultCase, stream, second bool, n int) 
 	x.checkBreaker(t, w)
 	x.checkUpstreams(t, w, fc.fault)
 }
+
+func (x *cell) bKey() string { return "sk-b-" + x.bName + "-secret" }
 
 func (x *cell) checkReply(t *testing.T, w want, stream bool, r reply) {
 	t.Helper()
@@ -326,26 +384,24 @@ func (x *cell) checkFromB(t *testing.T, stream bool, w want, r reply) {
 	if r.readErr != nil {
 		t.Errorf("client body broke: %v", r.readErr)
 	}
+	if strings.Contains(string(r.body), x.aName) {
+		t.Errorf("the answer carries something of A (%s); a failed attempt must not leak (docs/BEHAVIOUR.md#streaming): %s", x.aName, r.body)
+	}
 	if !stream {
-		got, err := messageText(r.body)
+		got, err := x.v.client.text(r.body)
 		if err != nil || got != answerText(x.bName) {
 			t.Errorf("answer = %q (%v), want %q", got, err, answerText(x.bName))
 		}
 		return
 	}
 	evs := parseSSE(r.body)
-	if got := streamText(evs); got != answerText(x.bName) {
+	if len(evs) == 0 {
+		t.Fatalf("empty stream")
+	}
+	if got := x.v.client.streamText(evs); got != answerText(x.bName) {
 		t.Errorf("streamed text = %q, want %q; A's prelude or content must not leak (docs/BEHAVIOUR.md#streaming)", got, answerText(x.bName))
 	}
-	if got := countEvents(evs, "message_start"); got != 1 {
-		t.Errorf("message_start events = %d, want 1 (a held prelude of A must not reach the client)", got)
-	}
-	if !strings.Contains(string(r.body), "msg_"+x.bName) {
-		t.Errorf("stream does not carry B's message id msg_%s: %s", x.bName, r.body)
-	}
-	if got := countEvents(evs, "message_stop"); got != 1 {
-		t.Errorf("message_stop events = %d, want 1", got)
-	}
+	x.v.client.checkComplete(t, evs, r.body, x.bName)
 }
 
 func (x *cell) checkBrokenA(t *testing.T, stream bool, r reply) {
@@ -354,7 +410,7 @@ func (x *cell) checkBrokenA(t *testing.T, stream bool, r reply) {
 		t.Errorf("x-ccmesh-endpoint = %q, want %q", got, x.aName)
 	}
 	if !stream {
-		if _, err := messageText(r.body); err == nil {
+		if _, err := x.v.client.text(r.body); err == nil {
 			t.Errorf("a body that broke off reached the client as a complete message: %s", r.body)
 		}
 		if r.readErr == nil {
@@ -363,28 +419,18 @@ func (x *cell) checkBrokenA(t *testing.T, stream bool, r reply) {
 		return
 	}
 	evs := parseSSE(r.body)
-	if got := streamText(evs); got != "hello " {
+	if len(evs) == 0 {
+		t.Fatalf("empty stream, want A's first delta and an error at the end")
+	}
+	if got := x.v.client.streamText(evs); got != "hello " {
 		t.Errorf("streamed text = %q, want A's first delta %q and nothing from elsewhere", got, "hello ")
 	}
-	if countEvents(evs, "message_stop") != 0 {
-		t.Errorf("a broken stream ended with message_stop, as if complete: %s", r.body)
-	}
-	last := evs[len(evs)-1]
-	if last.name != "error" {
-		t.Fatalf("last event = %q, want an `event: error` (docs/BEHAVIOUR.md#streaming); body:\n%s", last.name, r.body)
-	}
-	typ, _, err := claudeError([]byte(last.data))
-	if err != nil {
-		t.Fatalf("error event: %v", err)
-	}
-	if typ != "overloaded_error" && typ != "api_error" {
-		t.Errorf("error event type = %q, want overloaded_error or api_error", typ)
-	}
+	x.v.client.checkBroken(t, evs, r.body)
 }
 
 func (x *cell) checkErrorBody(t *testing.T, w want, r reply) {
 	t.Helper()
-	_, msg, err := claudeError(r.body)
+	msg, err := x.v.client.errorMessage(r.body)
 	if err != nil {
 		t.Fatalf("client error body: %v", err)
 	}
@@ -421,6 +467,13 @@ func (x *cell) checkLog(t *testing.T, w want, stream bool, row logRow) {
 	for i, a := range row.History {
 		if counted := a.Outcome != "neutral"; a.BreakerCounted != counted {
 			t.Errorf("history[%d] %s: breaker_counted = %v, want %v", i, a.Outcome, a.BreakerCounted, counted)
+		}
+		p := "anthropic" // A's
+		if a.Endpoint == x.bName {
+			p = x.v.bProtocol
+		}
+		if want := x.v.translation(p); a.Translation != want {
+			t.Errorf("history[%d] on %s: translation = %q, want %q (docs/BEHAVIOUR.md#translation)", i, a.Endpoint, a.Translation, want)
 		}
 	}
 	switch {
@@ -499,6 +552,21 @@ func (x *cell) checkUpstreams(t *testing.T, w want, f fault) {
 	if x.a.hits.Load() > 0 && f != refused {
 		if got := x.a.key(); got != x.aKey {
 			t.Errorf("A got x-api-key %q, want the endpoint's own key (docs/BEHAVIOUR.md#headers)", got)
+		}
+		// The client's query goes only to an endpoint of its protocol
+		// (docs/BEHAVIOUR.md#inbound-api); a translated request goes to the
+		// Messages path (docs/BEHAVIOUR.md#translation).
+		want := "/v1/messages?beta=true"
+		if x.v.translated() {
+			want = "/v1/messages"
+		}
+		if got := x.a.target(); got != want {
+			t.Errorf("A was asked for %q, want %q", got, want)
+		}
+	}
+	if x.b != nil && x.b.hits.Load() > 0 {
+		if got := x.b.key(); got != x.bKey() {
+			t.Errorf("B got key %q, want the endpoint's own key (docs/BEHAVIOUR.md#headers)", got)
 		}
 	}
 	if f == slowForCancel {

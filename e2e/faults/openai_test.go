@@ -91,20 +91,6 @@ func sendChat(ctx context.Context, hc *http.Client, base, model string, stream b
 	return reply{status: resp.StatusCode, header: resp.Header, body: b, readErr: rerr}
 }
 
-// openAIError decodes ccmesh's OpenAI-shaped error (docs/BEHAVIOUR.md#inbound-api).
-func openAIError(b []byte) (string, error) {
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(b, &e); err != nil || e.Error.Message == "" || e.Error.Type == "" {
-		return "", fmt.Errorf("not an OpenAI error shape (%v): %s", err, b)
-	}
-	return e.Error.Message, nil
-}
-
 // testOpenAIChatFaults runs the OpenAI side of the matrix where it differs
 // from Claude's: the error shapes, the [DONE]-less cut stream, and the
 // OpenAI breaker profile (failure_threshold 4, docs/BEHAVIOUR.md#breaker-defaults).
@@ -180,7 +166,7 @@ func wantOpenAIError(status int) func(t *testing.T, r reply, aName string) {
 		if r.status != status {
 			t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
 		}
-		msg, err := openAIError(r.body)
+		_, _, msg, err := openAIError(r.body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +188,7 @@ func wantChatErrorChunk(t *testing.T, r reply, aName string) {
 		t.Fatalf("empty stream")
 	}
 	last := evs[len(evs)-1].data
-	if _, err := openAIError([]byte(last)); err != nil {
+	if _, _, _, err := openAIError([]byte(last)); err != nil {
 		t.Errorf("last chunk: %v; want {\"error\":{…}}", err)
 	}
 	if strings.Contains(string(r.body), "[DONE]") {

@@ -13,6 +13,7 @@ func TestEndToEnd(t *testing.T) {
 		run  func(t *testing.T, bin string)
 	}{
 		{"fault matrix", testFaultMatrix},
+		{"fault matrix, Chat client translated", testTranslatedFaultMatrix},
 		{"OpenAI chat faults", testOpenAIChatFaults},
 		{"stream prelude hold", testStreamHold},
 		{"event by event", testEventByEvent},

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -42,9 +43,11 @@ const (
 )
 
 // upstream is a fake Anthropic Messages server whose fault can be switched
-// at any time. It counts requests and remembers the key it was sent.
+// at any time, or (newChatFake) a healthy OpenAI Chat Completions one. It
+// counts requests and remembers the key it was sent.
 type upstream struct {
 	name  string
+	chat  bool // speaks OpenAI Chat Completions, and only healthily
 	srv   *httptest.Server
 	url   string // base_url for ccmesh (a closed port for `refused`)
 	fault atomic.Int64
@@ -52,6 +55,7 @@ type upstream struct {
 
 	mu         sync.Mutex
 	lastKey    string
+	lastTarget string // path and query of the last request
 	retryAfter string // Retry-After of status429RetryAfter; "30" unless set
 
 	arrived  chan struct{} // one value per request that reached the handler
@@ -61,8 +65,20 @@ type upstream struct {
 
 func newUpstream(t *testing.T, name string, f fault) *upstream {
 	t.Helper()
-	u := &upstream{name: name, arrived: make(chan struct{}, 64), canceled: make(chan struct{}, 64),
-		stop: make(chan struct{})}
+	return startUpstream(t, &upstream{name: name}, f)
+}
+
+// newChatFake is a healthy OpenAI Chat Completions server: a
+// chat.completion, or a complete stream of chunks with a usage chunk when
+// asked (stream_options.include_usage) and [DONE].
+func newChatFake(t *testing.T, name string) *upstream {
+	t.Helper()
+	return startUpstream(t, &upstream{name: name, chat: true}, healthy)
+}
+
+func startUpstream(t *testing.T, u *upstream, f fault) *upstream {
+	t.Helper()
+	u.arrived, u.canceled, u.stop = make(chan struct{}, 64), make(chan struct{}, 64), make(chan struct{})
 	u.fault.Store(int64(f))
 	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
 	u.url = u.srv.URL
@@ -103,16 +119,29 @@ func (u *upstream) key() string {
 	return u.lastKey
 }
 
-// messageRequest is the part of a Messages request the fake reads.
+func (u *upstream) target() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.lastTarget
+}
+
+// messageRequest is the part of a Messages or Chat request the fakes read.
 type messageRequest struct {
-	Model  string `json:"model"`
-	Stream bool   `json:"stream"`
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 }
 
 func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	u.hits.Add(1)
 	u.mu.Lock()
 	u.lastKey = r.Header.Get("X-Api-Key")
+	u.lastTarget = r.URL.RequestURI()
+	if u.chat {
+		u.lastKey = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	}
 	retryAfter := u.retryAfter
 	u.mu.Unlock()
 	var req messageRequest
@@ -120,8 +149,16 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = json.Unmarshal(body, &req)
 	}
+	if u.chat {
+		u.chatServe(w, r, req, err)
+		return
+	}
 	if err != nil {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", "fake upstream: unreadable body")
+		return
+	}
+	if r.URL.Path != "/v1/messages" {
+		writeAnthropicError(w, http.StatusNotFound, "not_found_error", "fake upstream: no route "+r.URL.Path)
 		return
 	}
 	select {
@@ -397,4 +434,74 @@ func (u *upstream) thinking(w http.ResponseWriter, req messageRequest) {
 		io.WriteString(w, ev)
 	}
 	rc.Flush()
+}
+
+// chatServe is the Chat fake's answer. It only ever answers healthily: a
+// fault set on it is a mistake in the test, answered with a 500 that says so.
+func (u *upstream) chatServe(w http.ResponseWriter, r *http.Request, req messageRequest, err error) {
+	switch {
+	case err != nil:
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", "fake upstream: unreadable body")
+		return
+	case r.URL.Path != "/v1/chat/completions":
+		writeOpenAIError(w, http.StatusNotFound, "not_found", "fake upstream: no route "+r.URL.Path)
+		return
+	case fault(u.fault.Load()) != healthy:
+		writeOpenAIError(w, http.StatusInternalServerError, "server_error", "fake upstream: the Chat fake has no faults")
+		return
+	}
+	select {
+	case u.arrived <- struct{}{}:
+	default:
+	}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(u.chatJSON(req.Model))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	rc := http.NewResponseController(w)
+	for _, c := range u.chatChunks(req.Model, req.StreamOptions.IncludeUsage) {
+		io.WriteString(w, c)
+		rc.Flush()
+	}
+}
+
+func (u *upstream) chatJSON(model string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-" + u.name, "object": "chat.completion", "created": 1700000000, "model": model,
+		"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": answerText(u.name)}}},
+		"usage": map[string]int{"prompt_tokens": 7, "completion_tokens": 4, "total_tokens": 11},
+	})
+	return b
+}
+
+// chatChunks is a complete Chat stream: the role, the text in two deltas
+// (as events sends it), the finish, the usage when asked, and [DONE].
+func (u *upstream) chatChunks(model string, usage bool) []string {
+	chunk := func(choices []map[string]any, extra map[string]any) string {
+		doc := map[string]any{"id": "chatcmpl-" + u.name, "object": "chat.completion.chunk",
+			"created": 1700000000, "model": model, "choices": choices}
+		for k, v := range extra {
+			doc[k] = v
+		}
+		b, _ := json.Marshal(doc)
+		return "data: " + string(b) + "\n\n"
+	}
+	delta := func(d map[string]any, finish any) string {
+		return chunk([]map[string]any{{"index": 0, "delta": d, "finish_reason": finish}}, nil)
+	}
+	out := []string{
+		delta(map[string]any{"role": "assistant", "content": ""}, nil),
+		delta(map[string]any{"content": "hello "}, nil),
+		delta(map[string]any{"content": "from " + u.name}, nil),
+		delta(map[string]any{}, "stop"),
+	}
+	if usage {
+		out = append(out, chunk([]map[string]any{}, map[string]any{
+			"usage": map[string]int{"prompt_tokens": 7, "completion_tokens": 4, "total_tokens": 11}}))
+	}
+	return append(out, "data: [DONE]\n\n")
 }
