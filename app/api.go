@@ -49,6 +49,7 @@ func (a *App) api(mux *http.ServeMux) {
 	h("GET /api/logs/{id}", a.getLog)
 	h("GET /api/breaker-events", a.breakerEvents)
 	h("GET /api/stats", a.statsHandler)
+	h("GET /api/stats.csv", a.statsCSVHandler)
 	h("GET /api/settings", a.getSettings)
 	h("PUT /api/settings", a.putSettings)
 	h("GET /api/export", a.export)

@@ -38,7 +38,7 @@ type (
 	}
 	// tsStats is GET /api/stats (statsHandler).
 	tsStats struct {
-		Points []store.StatPoint `json:"points"`
+		Buckets []StatBucket `json:"buckets"`
 	}
 	// tsClaudeCodeApplied is POST /api/claude-code/apply (claudeCodeApply).
 	tsClaudeCodeApplied struct {
@@ -202,6 +202,8 @@ func frontendTypes() ([]byte, error) {
 	g.FieldType(logRow, "routing", reflect.TypeFor[proxy.Routing]())
 	g.FieldType(logRow, "history", reflect.TypeFor[[]proxy.Attempt]())
 	g.Nullable(logRow, "history")
+	// A cost is a number, or null when no price matched (never 0).
+	g.Override(reflect.TypeFor[proxy.Cost](), "number | null")
 	routing := reflect.TypeFor[proxy.Routing]()
 	g.Nullable(routing, "candidates")
 	g.Nullable(routing, "excluded")

@@ -2,7 +2,6 @@ package app
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -67,18 +66,3 @@ func (a *App) breakerEvents(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *App) statsHandler(w http.ResponseWriter, r *http.Request) error {
-	minutes, err := queryInt(r, "minutes", 60, 1, 24*60)
-	if err != nil {
-		return err
-	}
-	pts, err := a.db.Stats(r.Context(), time.Now().Add(-time.Duration(minutes)*time.Minute))
-	if err != nil {
-		return err
-	}
-	if pts == nil {
-		pts = []store.StatPoint{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"points": pts})
-	return nil
-}

@@ -50,11 +50,11 @@ func TestTrafficLogsAndStats(t *testing.T) {
 		t.Errorf("health figures = %+v", hs[0])
 	}
 	var st struct {
-		Points []map[string]any `json:"points"`
+		Buckets []map[string]any `json:"buckets"`
 	}
 	h.do("GET", "/api/stats?minutes=5", "").decode(t, &st)
-	if len(st.Points) != 1 || st.Points[0]["requests"] != float64(1) || st.Points[0]["errors"] != float64(0) {
-		t.Errorf("stats = %+v", st.Points)
+	if len(st.Buckets) != 1 || st.Buckets[0]["requests"] != float64(1) || st.Buckets[0]["errors"] != float64(0) {
+		t.Errorf("stats = %+v", st.Buckets)
 	}
 
 	all := h.logs.String() + string(h.do("GET", fmt.Sprintf("/api/logs/%d", id), "").body)

@@ -22,7 +22,9 @@ func (s logSink) Log(rec *proxy.Record) {
 		s.a.stats.observe(at.EndpointID, at.StartedAt, at.Outcome == breaker.Success,
 			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
 	}
-	s.a.logw.Enqueue(LogRow(rec))
+	row := LogRow(rec)
+	row.Usage = usageDeltas(rec, s.a.price)
+	s.a.logw.Enqueue(row)
 	s.a.health.changed()
 }
 

@@ -271,6 +271,7 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 		Outcome:        at.res.outcome.Kind,
 		Translation:    q.translationName(e),
 		Adjusted:       at.res.adjusted.String(),
+		Model:          q.rec.ModelForwarded,
 		Usage:          use,
 	})
 	if at.res.act != actDone && at.res.act != actStop {

@@ -117,9 +117,15 @@ type Attempt struct {
 	// Translation names the translation the attempt ran, client protocol
 	// to endpoint protocol ("anthropic→openai-chat"); "" when none.
 	Translation string `json:"translation,omitempty"`
+	// Model is the model sent to the endpoint (after @name/ and model_map).
+	Model string `json:"model,omitempty"`
 	// Usage is what the upstream reported this attempt cost, normalised
 	// (usage.go); nil when the attempt got no answer to count.
 	Usage *Usage `json:"usage,omitempty"`
+	// Cost is the usage priced (docs/BEHAVIOUR.md#cost); the app fills it
+	// in from its price table when it logs the record, the proxy never
+	// does. nil when there is no usage.
+	Cost *Cost `json:"cost_usd,omitempty"`
 	// Adjusted names how the request was changed for a second try on the
 	// same endpoint after it refused the first ("strip_thinking",
 	// "step_down_effort"); "" when it was not.

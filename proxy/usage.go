@@ -262,3 +262,31 @@ func (q *request) attemptUsage(res result) *Usage {
 	q.rec.TokensIn, q.rec.TokensOut = u.PromptTotal(), u.Output
 	return u
 }
+
+// Cost is an amount in US dollars, or no price: it marshals as a number,
+// or as null when no price matched the model — never as 0.
+type Cost struct {
+	USD    float64
+	Priced bool
+}
+
+// MarshalJSON writes the amount, or null without a price.
+func (c Cost) MarshalJSON() ([]byte, error) {
+	if !c.Priced {
+		return []byte("null"), nil
+	}
+	return json.Marshal(c.USD)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Cost) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*c = Cost{}
+		return nil
+	}
+	if err := json.Unmarshal(b, &c.USD); err != nil {
+		return err
+	}
+	c.Priced = true
+	return nil
+}

@@ -166,6 +166,9 @@ func (db *DB) Stats(ctx context.Context, since time.Time) ([]StatPoint, error) {
 func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int64, error) {
 	var deleted int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
+		if err := pruneUsage(ctx, tx, time.Now()); err != nil {
+			return err
+		}
 		if maxAge > 0 {
 			res, err := tx.ExecContext(ctx, `DELETE FROM request_logs WHERE at < ?`,
 				time.Now().Add(-maxAge).UnixMilli())
@@ -213,6 +216,11 @@ func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, histo
 			return err
 		}
 		defer stmt.Close()
+		usage, err := newUsageWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer usage.close()
 		for i := range batch {
 			r := &batch[i]
 			if r.At.IsZero() {
@@ -227,6 +235,11 @@ func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, histo
 			}
 			if r.ID, err = res.LastInsertId(); err != nil {
 				return err
+			}
+			for j := range r.Usage {
+				if err := usage.add(ctx, r.At, &r.Usage[j]); err != nil {
+					return err
+				}
 			}
 			// Each row is ~20 µs of CPU in the pure-Go SQLite. Yielding
 			// between rows lets request goroutines run instead of queueing

@@ -99,6 +99,9 @@ type RequestLog struct {
 	Error          string    `json:"error"`
 	Routing        any       `json:"routing,omitempty"`
 	History        any       `json:"history,omitempty"`
+	// Usage is what the row adds to the statistics, written with it in
+	// the same transaction; never read back.
+	Usage []UsageDelta `json:"-"`
 }
 
 // LogFilter selects request logs, newest first.

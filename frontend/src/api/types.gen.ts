@@ -57,7 +57,9 @@ export interface Attempt {
   breaker_counted: boolean;
   outcome: AttemptOutcome;
   translation?: string;
+  model?: string;
   usage?: Usage;
+  cost_usd?: number | null;
   adjusted?: string;
 }
 
@@ -260,18 +262,24 @@ export interface Settings {
   language: string;
 }
 
-/** Go: store.StatPoint */
-export interface StatPoint {
-  minute: string;
-  endpoint_id: number;
-  endpoint: string;
+/** Go: app.StatBucket */
+export interface StatBucket {
+  start: string;
+  key: string;
   requests: number;
   errors: number;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+  cost_usd: number;
+  unpriced: number;
 }
 
 /** Go: app.tsStats */
 export interface StatsReply {
-  points: StatPoint[];
+  buckets: StatBucket[];
 }
 
 /** Go: app.TestResult */

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { StatBucket } from '../api/types';
 import { pivot } from './StatsPanel';
+
+const bucket = (start: string, key: string, requests: number, errors: number): StatBucket => ({
+  start, key, requests, errors, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0,
+});
 
 describe('stats pivot', () => {
   it('makes one row per minute with request and error columns per endpoint', () => {
     const got = pivot([
-      { minute: '2026-11-30T08:01:00Z', endpoint_id: 2, endpoint: 'b', requests: 3, errors: 1 },
-      { minute: '2026-11-30T08:00:00Z', endpoint_id: 1, endpoint: 'a', requests: 5, errors: 0 },
-      { minute: '2026-11-30T08:01:00Z', endpoint_id: 1, endpoint: 'a', requests: 2, errors: 2 },
+      bucket('2026-11-30T08:01:00Z', 'b', 3, 1),
+      bucket('2026-11-30T08:00:00Z', 'a', 5, 0),
+      bucket('2026-11-30T08:01:00Z', 'a', 2, 2),
     ]);
     expect(got.endpoints).toEqual(['a', 'b']);
     expect(got.rows).toEqual([

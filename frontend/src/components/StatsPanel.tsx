@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApi } from '../api/context';
-import type { StatPoint } from '../api/types';
+import type { StatBucket } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 
 const WINDOWS = [15, 60, 360, 1440];
@@ -11,14 +11,14 @@ const COLOURS = ['#2563eb', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d
 type Row = Record<string, number | string>;
 
 /** One chart row per minute with `<endpoint>:req` and `<endpoint>:err` columns. */
-export function pivot(points: StatPoint[]): { rows: Row[]; endpoints: string[] } {
-  const names = [...new Set(points.map((p) => p.endpoint))].sort();
+export function pivot(points: StatBucket[]): { rows: Row[]; endpoints: string[] } {
+  const names = [...new Set(points.map((p) => p.key))].sort();
   const byMinute = new Map<string, Row>();
   for (const p of points) {
-    const row = byMinute.get(p.minute) ?? { minute: p.minute };
-    row[`${p.endpoint}:req`] = (Number(row[`${p.endpoint}:req`]) || 0) + p.requests;
-    row[`${p.endpoint}:err`] = (Number(row[`${p.endpoint}:err`]) || 0) + p.errors;
-    byMinute.set(p.minute, row);
+    const row = byMinute.get(p.start) ?? { minute: p.start };
+    row[`${p.key}:req`] = (Number(row[`${p.key}:req`]) || 0) + p.requests;
+    row[`${p.key}:err`] = (Number(row[`${p.key}:err`]) || 0) + p.errors;
+    byMinute.set(p.start, row);
   }
   const rows = [...byMinute.values()].sort((a, b) => String(a.minute).localeCompare(String(b.minute)));
   for (const r of rows) for (const n of names) {
@@ -38,7 +38,7 @@ export function StatsPanel() {
   const api = useApi();
   const { subscribeLogs } = useAppData();
   const [minutes, setMinutes] = useState(60);
-  const [points, setPoints] = useState<StatPoint[]>([]);
+  const [points, setPoints] = useState<StatBucket[]>([]);
   const [error, setError] = useState('');
 
   // State is set in the promise callbacks, never synchronously in the effect that calls this.
@@ -47,7 +47,7 @@ export function StatsPanel() {
       api
         .stats(minutes)
         .then((r) => {
-          setPoints(r.points ?? []);
+          setPoints(r.buckets ?? []);
           setError('');
         })
         .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err))),

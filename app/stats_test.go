@@ -1,0 +1,109 @@
+package app
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// postMessages sends one Claude request through the proxy and drains it.
+func (h *harness) postMessages(t *testing.T, model string) *http.Response {
+	t.Helper()
+	logged := h.watchLog()
+	req, _ := http.NewRequest("POST", h.srv.URL+"/v1/messages", strings.NewReader(`{"model":"`+model+`","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("anthropic-version", "2023-06-01")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	logged()
+	return res
+}
+
+// Statistics count per attempt: an endpoint that failed before another
+// answered shows its errors; tokens by kind add up per endpoint and model
+// (docs/BEHAVIOUR.md#statistics).
+func TestUsageStatistics(t *testing.T) {
+	h := newHarness(t)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		io.WriteString(w, `{"type":"error","error":{"type":"api_error","message":"down"}}`)
+	}))
+	t.Cleanup(broken.Close)
+	good := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, `{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn",`+
+			`"usage":{"input_tokens":100,"cache_read_input_tokens":1000,"cache_creation_input_tokens":10,"output_tokens":50}}`)
+	}))
+	t.Cleanup(good.Close)
+	h.mustCreate(`{"name":"broken","base_url":"` + broken.URL + `","protocol":"anthropic","api_key":"k1","sort_order":1}`)
+	h.mustCreate(`{"name":"good","base_url":"` + good.URL + `","protocol":"anthropic","api_key":"k2","sort_order":2,"model_map":{"claude-haiku-*":"claude-haiku-4-5"}}`)
+	for _, m := range []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "claude-haiku-4-5-20251001"} {
+		if res := h.postMessages(t, m); res.StatusCode != 200 {
+			t.Fatalf("status %d", res.StatusCode)
+		}
+	}
+
+	var byEndpoint struct{ Buckets []StatBucket }
+	h.do("GET", "/api/stats?minutes=10", "").decode(t, &byEndpoint)
+	sums := map[string]StatBucket{}
+	for _, b := range byEndpoint.Buckets {
+		s := sums[b.Key]
+		s.Requests += b.Requests
+		s.Errors += b.Errors
+		s.Input += b.Input
+		s.CacheRead += b.CacheRead
+		s.CacheWrite += b.CacheWrite
+		s.Output += b.Output
+		sums[b.Key] = s
+	}
+	// The sticky cursor leaves broken after the first request's two tries.
+	if b := sums["broken"]; b.Requests != 2 || b.Errors != 2 || b.Input != 0 {
+		t.Errorf("broken: %+v, want 2 requests, 2 errors, no tokens", b)
+	}
+	if g := sums["good"]; g.Requests != 3 || g.Errors != 0 || g.Input != 300 || g.CacheRead != 3000 || g.CacheWrite != 30 || g.Output != 150 {
+		t.Errorf("good: %+v", g)
+	}
+
+	var byModel struct{ Buckets []StatBucket }
+	from := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	h.do("GET", "/api/stats?bucket=day&group=model&from="+from, "").decode(t, &byModel)
+	models := map[string]int64{}
+	for _, b := range byModel.Buckets {
+		models[b.Key] += b.Requests
+	}
+	// The forwarded model: model_map renamed the haiku request.
+	if models["claude-sonnet-4-5"] != 4 || models["claude-haiku-4-5"] != 1 {
+		t.Errorf("per model: %v", models)
+	}
+
+	res := h.do("GET", "/api/stats.csv?minutes=10&group=endpoint", "")
+	rows, err := csv.NewReader(strings.NewReader(string(res.body))).ReadAll()
+	if err != nil || len(rows) < 3 || strings.Join(rows[0], ",") != "start,endpoint,requests,errors,input,output,cache_read,cache_write,reasoning,cost_usd,unpriced" {
+		t.Fatalf("csv: %v %q", err, res.body)
+	}
+	if len(rows)-1 != len(byEndpoint.Buckets) {
+		t.Errorf("csv has %d rows, json %d buckets", len(rows)-1, len(byEndpoint.Buckets))
+	}
+}
+
+func TestStatsQueryErrors(t *testing.T) {
+	h := newHarness(t)
+	old := time.Now().Add(-72 * time.Hour).UTC().Format(time.RFC3339)
+	for _, q := range []string{
+		"bucket=week", "group=colour", "from=yesterday", "minutes=0",
+		"from=" + old + "&bucket=minute",
+		fmt.Sprintf("from=%s&to=%s", time.Now().UTC().Format(time.RFC3339), old),
+	} {
+		if res := h.do("GET", "/api/stats?"+q, ""); res.status != 400 || !strings.Contains(string(res.body), "bad_query") {
+			t.Errorf("%s: %d %s", q, res.status, res.body)
+		}
+	}
+}

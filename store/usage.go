@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// UsageDelta is what one attempt of a request adds to the statistics (or
+// a request that reached no endpoint, under endpoint 0). The app decides
+// the counts (docs/BEHAVIOUR.md#statistics); the store sums them.
+type UsageDelta struct {
+	EndpointID int64
+	Endpoint   string
+	Model      string
+	Requests   int64
+	Errors     int64
+	Input      int64
+	Output     int64
+	CacheRead  int64
+	CacheWrite int64
+	Reasoning  int64
+	CostUSD    float64
+	Unpriced   int64 // 1 when the attempt had usage but no price
+}
+
+// UsageBucket is the sums of one bucket and key.
+type UsageBucket struct {
+	Start      time.Time `json:"start"`
+	EndpointID int64     `json:"endpoint_id"`
+	Endpoint   string    `json:"endpoint"`
+	Model      string    `json:"model"`
+	Requests   int64     `json:"requests"`
+	Errors     int64     `json:"errors"`
+	Input      int64     `json:"input"`
+	Output     int64     `json:"output"`
+	CacheRead  int64     `json:"cache_read"`
+	CacheWrite int64     `json:"cache_write"`
+	Reasoning  int64     `json:"reasoning"`
+	CostUSD    float64   `json:"cost_usd"`
+	Unpriced   int64     `json:"unpriced"`
+}
+
+// Bucket tables and how long they keep their rows.
+const (
+	minuteTable = "usage_minutes"
+	hourTable   = "usage_hours"
+	// MinuteBucketsKept is how far back minute buckets reach.
+	MinuteBucketsKept = 48 * time.Hour
+	// HourBucketsKept is how far back hour buckets reach.
+	HourBucketsKept = 400 * 24 * time.Hour
+)
+
+var usageUpsert = `INSERT INTO %s (start, endpoint_id, endpoint, model, requests, errors,
+		input, output, cache_read, cache_write, reasoning, cost_usd, unpriced)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (start, endpoint_id, model) DO UPDATE SET
+		endpoint = excluded.endpoint,
+		requests = requests + excluded.requests, errors = errors + excluded.errors,
+		input = input + excluded.input, output = output + excluded.output,
+		cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
+		reasoning = reasoning + excluded.reasoning, cost_usd = cost_usd + excluded.cost_usd,
+		unpriced = unpriced + excluded.unpriced`
+
+// usageWriter adds deltas to both bucket tables inside a log batch's
+// transaction, so a row and its statistics are written together or not.
+type usageWriter struct{ minute, hour *sql.Stmt }
+
+func newUsageWriter(ctx context.Context, tx *sql.Tx) (*usageWriter, error) {
+	m, err := tx.PrepareContext(ctx, fmt.Sprintf(usageUpsert, minuteTable))
+	if err != nil {
+		return nil, err
+	}
+	h, err := tx.PrepareContext(ctx, fmt.Sprintf(usageUpsert, hourTable))
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	return &usageWriter{minute: m, hour: h}, nil
+}
+
+func (u *usageWriter) close() {
+	u.minute.Close()
+	u.hour.Close()
+}
+
+func (u *usageWriter) add(ctx context.Context, at time.Time, d *UsageDelta) error {
+	ms := at.UnixMilli()
+	for _, b := range []struct {
+		stmt *sql.Stmt
+		size int64
+	}{{u.minute, 60_000}, {u.hour, 3_600_000}} {
+		if _, err := b.stmt.ExecContext(ctx, ms-ms%b.size, d.EndpointID, d.Endpoint, d.Model,
+			d.Requests, d.Errors, d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning,
+			d.CostUSD, d.Unpriced); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UsageBuckets returns the sums per bucket start, endpoint and model in
+// [from, to), oldest first: minute buckets when minutes is true (they reach
+// back MinuteBucketsKept), else hour buckets.
+func (db *DB) UsageBuckets(ctx context.Context, from, to time.Time, minutes bool) ([]UsageBucket, error) {
+	table := hourTable
+	if minutes {
+		table = minuteTable
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT start, endpoint_id, endpoint, model, requests, errors,
+			input, output, cache_read, cache_write, reasoning, cost_usd, unpriced
+		FROM `+table+` WHERE start >= ? AND start < ? ORDER BY start, endpoint_id, model`,
+		from.UnixMilli(), to.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("usage statistics: %w", err)
+	}
+	defer rows.Close()
+	out := []UsageBucket{}
+	for rows.Next() {
+		var b UsageBucket
+		var start int64
+		if err := rows.Scan(&start, &b.EndpointID, &b.Endpoint, &b.Model, &b.Requests, &b.Errors,
+			&b.Input, &b.Output, &b.CacheRead, &b.CacheWrite, &b.Reasoning, &b.CostUSD, &b.Unpriced); err != nil {
+			return nil, fmt.Errorf("usage statistics: %w", err)
+		}
+		b.Start = time.UnixMilli(start).UTC()
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("usage statistics: %w", err)
+	}
+	return out, nil
+}
+
+// pruneUsage drops buckets past their tables' reach.
+func pruneUsage(ctx context.Context, tx *sql.Tx, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM usage_minutes WHERE start < ?`, now.Add(-MinuteBucketsKept).UnixMilli()); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM usage_hours WHERE start < ?`, now.Add(-HourBucketsKept).UnixMilli())
+	return err
+}
