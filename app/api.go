@@ -50,6 +50,7 @@ func (a *App) api(mux *http.ServeMux) {
 	h("GET /api/breaker-events", a.breakerEvents)
 	h("GET /api/stats", a.statsHandler)
 	h("GET /api/stats.csv", a.statsCSVHandler)
+	h("GET /api/route", a.routeHandler)
 	h("GET /api/settings", a.getSettings)
 	h("PUT /api/settings", a.putSettings)
 	h("GET /api/export", a.export)

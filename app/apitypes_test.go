@@ -219,6 +219,7 @@ func frontendTypes() ([]byte, error) {
 	g.Add("LogPage", reflect.TypeFor[tsLogPage]())   // GET /api/logs
 	g.Add("", event)                                 // GET /api/breaker-events
 	g.Add("StatsReply", reflect.TypeFor[tsStats]())  // GET /api/stats
+	g.Add("", reflect.TypeFor[proxy.Explanation]())  // GET /api/route
 	g.Add("", reflect.TypeFor[Settings]())           // GET, PUT /api/settings
 	g.Add("ExportDoc", reflect.TypeFor[exportDoc]()) // GET /api/export, POST /api/import
 	g.Add("", reflect.TypeFor[ClaudeCode]())         // GET /api/claude-code

@@ -145,6 +145,23 @@ func (b *Breaker) Available(now time.Time) bool {
 	return ok
 }
 
+// WouldBeAvailable is what Available would answer at now, without taking
+// the lazy Open → HalfOpen step: a dry run of routing changes nothing.
+func (b *Breaker) WouldBeAvailable(now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.anyDisabled() {
+		return true
+	}
+	switch b.state {
+	case Closed:
+		return true
+	case HalfOpen:
+		return !b.probeOut || now.After(b.probeDeadline)
+	}
+	return b.reason != Manual && !now.Before(b.until)
+}
+
 // View returns the breaker as routing and the UI see it at now. Reading
 // never changes a breaker (docs/BEHAVIOUR.md#breaker-persistence): an Open
 // breaker whose cooldown is over stays Open here, with ProbeDue set, until

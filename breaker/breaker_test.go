@@ -461,3 +461,39 @@ func TestViewNeverTransitions(t *testing.T) {
 		}
 	})
 }
+
+// WouldBeAvailable answers as Available would, and changes nothing.
+func TestWouldBeAvailable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		set := NewSet(Config{}, nil)
+		b := set.Get(1)
+		now := time.Now()
+		if !b.WouldBeAvailable(now) {
+			t.Fatal("a closed breaker must be available")
+		}
+		b.ForceOpen()
+		if b.WouldBeAvailable(now.Add(time.Hour)) {
+			t.Error("a manually opened breaker has no cooldown")
+		}
+		b.ForceClose()
+		p, err := b.Allow(Claude, now.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Done(Outcome{Kind: Failure, Reason: RateLimited, RetryAfter: 10 * time.Second})
+		v := b.View(now)
+		if v.State != Open || b.WouldBeAvailable(now) {
+			t.Fatalf("after a 429 with a retry time: %+v, available %v", v, b.WouldBeAvailable(now))
+		}
+		later := v.Until.Add(time.Millisecond)
+		if !b.WouldBeAvailable(later) {
+			t.Error("past its cooldown the breaker would let a probe through")
+		}
+		if got := b.View(later); got.State != Open || !got.ProbeDue {
+			t.Errorf("the dry run changed the breaker: %+v", got)
+		}
+		if b.Available(later) != b.WouldBeAvailable(later) {
+			t.Error("Available and WouldBeAvailable disagree")
+		}
+	})
+}

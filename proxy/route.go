@@ -204,7 +204,7 @@ func (q *request) route() (cands []*endpoint, ok bool) {
 	deadline := q.start.Add(cfg.RateLimitWait)
 	for {
 		now := time.Now()
-		d := q.decide(now)
+		d := q.decide(now, false)
 		q.rec.Routing.Strategy = q.snap.strategy
 		q.rec.Routing.Candidates, q.rec.Routing.Excluded = d.candidates, d.excluded
 		if len(d.cands) > 0 {
@@ -244,8 +244,10 @@ type decision struct {
 	waitUntil time.Time
 }
 
-// decide filters the request's routable list by model and breaker.
-func (q *request) decide(now time.Time) decision {
+// decide filters the request's routable list by model and breaker. With
+// peek it asks the breakers what they would answer without taking any
+// lazy step, so a dry run (Server.Explain) changes nothing.
+func (q *request) decide(now time.Time, peek bool) decision {
 	var d decision
 	waitable := true
 	for _, e := range q.snap.lists[q.pi] {
@@ -258,7 +260,7 @@ func (q *request) decide(now time.Time) decision {
 			continue
 		}
 		b := q.s.breakers.Get(e.ID)
-		if b.Available(now) {
+		if peek && b.WouldBeAvailable(now) || !peek && b.Available(now) {
 			d.cands = append(d.cands, e)
 			d.candidates = append(d.candidates, Candidate{EndpointID: e.ID, Endpoint: e.Name, State: b.View(now).State})
 			continue

@@ -131,6 +131,7 @@ export interface EndpointPatch {
   fast_sort_order: number | null;
   sort_order: number | null;
   breaker_overrides: BreakerParams | null;
+  price_multiplier: number | null;
 }
 
 /** Go: app.EndpointReply */
@@ -147,6 +148,7 @@ export interface EndpointReply {
   fast_sort_order: number;
   sort_order: number;
   breaker_overrides: BreakerParams;
+  price_multiplier: number;
   created_at: string;
   updated_at: string;
   api_key_masked: string;
@@ -162,6 +164,17 @@ export interface Excluded {
   breaker_reason?: BreakerReason;
   probe_in_flight?: boolean;
   until?: string;
+}
+
+/** Go: proxy.Explanation */
+export interface Explanation {
+  protocol: Protocol;
+  model: string;
+  strategy: Strategy;
+  candidates: Candidate[];
+  excluded: Excluded[];
+  translated: Record<string, string>;
+  outcome: string;
 }
 
 /** Go: app.exportDoc */

@@ -1,0 +1,79 @@
+package proxy
+
+import (
+	"net/http"
+	"slices"
+	"time"
+)
+
+// Explanation is a routing dry run: where a request of a protocol for a
+// model would go now, and why every other endpoint would not serve it
+// (docs/BEHAVIOUR.md#routing). Candidates are in the order the attempt
+// loop would try them.
+type Explanation struct {
+	Protocol   Protocol    `json:"protocol"`
+	Model      string      `json:"model"`
+	Strategy   Strategy    `json:"strategy"`
+	Candidates []Candidate `json:"candidates"`
+	Excluded   []Excluded  `json:"excluded"`
+	// Translated names the candidates that would get the request
+	// translated, by endpoint name, with the translation.
+	Translated map[string]string `json:"translated"`
+	// Outcome says in words what the request would get when there are no
+	// candidates; "" when there are.
+	Outcome string `json:"outcome"`
+}
+
+// Explain runs routing for a request of protocol p asking for model
+// without sending anything or changing any breaker or cursor: the same
+// decide the proxy runs, with the breakers peeked at. A request that
+// names its conversation is routed by the session strategy; a dry run
+// has none, so it shows the sticky order.
+func (s *Server) Explain(p Protocol, model string) Explanation {
+	x := Explanation{Protocol: p, Model: model, Candidates: []Candidate{}, Excluded: []Excluded{}, Translated: map[string]string{}}
+	snap := s.snap.Load()
+	if snap == nil || !p.Valid() {
+		x.Outcome = "no configuration loaded"
+		return x
+	}
+	q := &request{s: s, snap: snap, proto: p, pi: p.index(), model: model, r: &http.Request{}}
+	x.Strategy = snap.strategy
+	now := time.Now()
+	d := q.decide(now, true)
+	x.Excluded = append(x.Excluded, d.excluded...)
+	if len(d.cands) == 0 {
+		switch {
+		case d.byBreaker == 0:
+			x.Outcome = q.noEndpointMessage()
+		default:
+			x.Outcome = q.allOpenMessage(d.excluded, d.byBreaker, now)
+		}
+		return x
+	}
+	start := q.peekStart(d.cands)
+	order := append(slices.Clone(d.cands[start:]), d.cands[:start]...)
+	for _, e := range order {
+		i := slices.IndexFunc(d.cands, func(c *endpoint) bool { return c == e })
+		x.Candidates = append(x.Candidates, d.candidates[i])
+		if name := q.translationName(e); name != "" {
+			x.Translated[e.Name] = name
+		}
+	}
+	return x
+}
+
+// peekStart is where the attempt loop would start over cands, reading the
+// cursor without moving it.
+func (q *request) peekStart(cands []*endpoint) int {
+	n := int64(len(q.snap.lists[q.pi]))
+	if n == 0 || q.snap.strategy == StrategyPriority {
+		return 0
+	}
+	at := q.s.cursors[q.pi].Load() % n
+	for i, e := range cands {
+		if int64(e.listIndex[q.pi]) >= at {
+			return i
+		}
+	}
+	return 0
+}

@@ -1,0 +1,58 @@
+package proxy
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+)
+
+// The dry run shares routing's decision and changes nothing.
+func TestExplain(t *testing.T) {
+	a, b, d := ep(1, "a", "http://127.0.0.1:1"), chatEp(2, "b", "http://127.0.0.1:1"), ep(4, "d", "http://127.0.0.1:1")
+	b.Models = []string{"claude-*"}
+	d.Models = []string{"gpt-*"}
+	c := chatEp(3, "c", "http://127.0.0.1:1") // no models: Claude clients never reach it
+	h := newHarness(t, Config{Endpoints: []Endpoint{a, b, c, d}})
+	h.breakers.Get(1).ForceOpen()
+
+	x := h.srv.Explain(ProtocolAnthropic, "claude-sonnet-4-5")
+	if len(x.Candidates) != 1 || x.Candidates[0].Endpoint != "b" || x.Translated["b"] != "anthropic→openai-chat" {
+		t.Fatalf("candidates %+v translated %v", x.Candidates, x.Translated)
+	}
+	why := map[string]Exclusion{}
+	for _, e := range x.Excluded {
+		why[e.Endpoint] = e.Reason
+	}
+	if why["a"] != ExcludedBreaker || why["d"] != ExcludedModel || len(why) != 2 || x.Outcome != "" {
+		t.Errorf("excluded %v outcome %q", why, x.Outcome)
+	}
+
+	// Only a, which serves every Claude model, could: its breaker says no.
+	x = h.srv.Explain(ProtocolAnthropic, "gemini-2.5-pro")
+	if len(x.Candidates) != 0 || !strings.Contains(x.Outcome, "a is open (manual)") {
+		t.Errorf("no candidates: %+v", x)
+	}
+	// Chat clients: c serves every model of its own protocol, b only its
+	// claude-*; d, an Anthropic endpoint, names gpt-* and is translated to.
+	x = h.srv.Explain(ProtocolOpenAIChat, "gpt-x")
+	if len(x.Candidates) != 2 || x.Candidates[0].Endpoint != "c" || x.Candidates[1].Endpoint != "d" ||
+		x.Translated["d"] != "openai-chat→anthropic" || len(x.Excluded) != 1 || x.Excluded[0].Reason != ExcludedModel {
+		t.Errorf("chat clients: %+v", x)
+	}
+
+	// A dry run leaves a breaker whose cooldown is over Open (the lazy step
+	// is for requests), and the cursor where it was.
+	p, _ := h.breakers.Get(2).Allow(breaker.Claude, time.Now().Add(time.Minute))
+	p.Done(breaker.Outcome{Kind: breaker.Failure, Reason: breaker.RateLimited, RetryAfter: time.Millisecond})
+	later := time.Now().Add(time.Second)
+	if v := h.breakers.Get(2).View(later); v.State != breaker.Open || !v.ProbeDue {
+		t.Fatalf("breaker b: %+v", v)
+	}
+	seen := h.srv.cursors[0].Load()
+	x = h.srv.Explain(ProtocolAnthropic, "claude-sonnet-4-5")
+	if h.breakers.Get(2).View(time.Now()).State != breaker.Open || h.srv.cursors[0].Load() != seen {
+		t.Error("the dry run moved a breaker or a cursor")
+	}
+}
