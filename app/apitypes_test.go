@@ -45,6 +45,11 @@ type (
 		SettingsPath string `json:"settings_path"`
 		BackupPath   string `json:"backup_path"` // "" when there was no file to back up
 	}
+	// tsCodexApplied is POST /api/codex/apply (codexApply).
+	tsCodexApplied struct {
+		ConfigPath string `json:"config_path"`
+		BackupPath string `json:"backup_path"` // "" when there was no file to back up
+	}
 	// tsErrorBody is every error reply (writeErr).
 	tsErrorBody struct {
 		Error apiError `json:"error"`
@@ -221,9 +226,12 @@ func frontendTypes() ([]byte, error) {
 	g.Add("StatsReply", reflect.TypeFor[tsStats]())  // GET /api/stats
 	g.Add("", reflect.TypeFor[proxy.Explanation]())  // GET /api/route
 	g.Add("", reflect.TypeFor[Settings]())           // GET, PUT /api/settings
+	g.Add("", reflect.TypeFor[PricesReply]())        // GET, PUT /api/prices
 	g.Add("ExportDoc", reflect.TypeFor[exportDoc]()) // GET /api/export, POST /api/import
 	g.Add("", reflect.TypeFor[ClaudeCode]())         // GET /api/claude-code
 	g.Add("ClaudeCodeApplied", reflect.TypeFor[tsClaudeCodeApplied]())
+	g.Add("", reflect.TypeFor[Codex]())                      // GET /api/codex
+	g.Add("CodexApplied", reflect.TypeFor[tsCodexApplied]()) // POST /api/codex/apply
 	g.Add("ApiErrorBody", reflect.TypeFor[tsErrorBody]())
 	g.Add("ApiErrorDetail", reflect.TypeFor[apiError]())
 	return g.Render()
@@ -280,6 +288,8 @@ func TestFrontendTypesMirrors(t *testing.T) {
 	h := newHarness(t)
 	var cc ClaudeCode
 	h.do("GET", "/api/claude-code", "").decode(t, &cc)
+	var cx Codex
+	h.do("GET", "/api/codex", "").decode(t, &cx)
 
 	tests := []struct {
 		method, path, body string
@@ -289,6 +299,7 @@ func TestFrontendTypesMirrors(t *testing.T) {
 		{"GET", "/api/logs", "", http.StatusOK, &tsLogPage{}},
 		{"GET", "/api/stats", "", http.StatusOK, &tsStats{}},
 		{"POST", "/api/claude-code/apply", `{"hash":"` + cc.Hash + `"}`, http.StatusOK, &tsClaudeCodeApplied{}},
+		{"POST", "/api/codex/apply", `{"hash":"` + cx.Hash + `"}`, http.StatusOK, &tsCodexApplied{}},
 		{"GET", "/api/endpoints/999", "", http.StatusNotFound, &tsErrorBody{}},
 		{"GET", "/api/logs?limit=x", "", http.StatusBadRequest, &tsErrorBody{}},
 	}

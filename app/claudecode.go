@@ -110,47 +110,68 @@ func (a *App) claudeCodePreview(w http.ResponseWriter, r *http.Request) error {
 // names it by its hash, and a file (or proxy address) changed since is a
 // 409 rather than a change the user never saw.
 func (a *App) claudeCodeApply(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		Hash string `json:"hash"`
-	}
-	if r.ContentLength != 0 {
-		if err := decodeJSON(r, &body); err != nil {
-			return err
-		}
-	}
-	switch {
-	case body.Hash == "":
-		return errBadRequest("hash_required", "hash", "send the hash of the change GET /api/claude-code showed, as {\"hash\":\"…\"}")
-	case !isSHA256Hex(body.Hash):
-		return errBadRequest("bad_hash", "hash", "hash %q is not the hash GET /api/claude-code gives (64 hex digits)", head([]byte(body.Hash), 80))
+	hash, err := planHashFrom(r, "GET /api/claude-code")
+	if err != nil {
+		return err
 	}
 	cc, err := a.claudeCodePlan()
 	if err != nil {
 		return err
 	}
-	if cc.Hash != body.Hash {
+	if cc.Hash != hash {
 		return &apiError{Status: http.StatusConflict, Code: "claude_settings_changed", Field: "hash",
 			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", cc.SettingsPath)}
 	}
-	if err := os.MkdirAll(filepath.Dir(cc.SettingsPath), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(cc.SettingsPath), err)
-	}
-	backup := ""
-	if cc.Current != "" {
-		backup = fmt.Sprintf("%s.ccmesh-backup-%s", cc.SettingsPath, time.Now().Format("20060102-150405"))
-		if err := os.WriteFile(backup, []byte(cc.Current), 0o600); err != nil {
-			return fmt.Errorf("back up %s: %w", cc.SettingsPath, err)
-		}
-	}
-	tmp := cc.SettingsPath + ".ccmesh-tmp"
-	if err := os.WriteFile(tmp, []byte(cc.Proposed), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, cc.SettingsPath); err != nil {
-		return fmt.Errorf("replace %s: %w", cc.SettingsPath, err)
+	backup, err := writePlan(cc.SettingsPath, cc.Current, cc.Proposed)
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"settings_path": cc.SettingsPath, "backup_path": backup})
 	return nil
+}
+
+// writePlan writes a previewed change to a client's configuration file:
+// a backup of the old text first (when there was one), then the new text
+// through a temporary file and a rename, so a crash never leaves half a
+// file. It returns the backup's path ("" when there was no file).
+func writePlan(path, current, proposed string) (backup string, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	if current != "" {
+		backup = fmt.Sprintf("%s.ccmesh-backup-%s", path, time.Now().Format("20060102-150405"))
+		if err := os.WriteFile(backup, []byte(current), 0o600); err != nil {
+			return "", fmt.Errorf("back up %s: %w", path, err)
+		}
+	}
+	tmp := path + ".ccmesh-tmp"
+	if err := os.WriteFile(tmp, []byte(proposed), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("replace %s: %w", path, err)
+	}
+	return backup, nil
+}
+
+// planHashFrom reads the {"hash":"…"} body an apply call sends; what
+// names the endpoint that gave the preview.
+func planHashFrom(r *http.Request, what string) (string, error) {
+	var body struct {
+		Hash string `json:"hash"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &body); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case body.Hash == "":
+		return "", errBadRequest("hash_required", "hash", "send the hash of the change %s showed, as {\"hash\":\"…\"}", what)
+	case !isSHA256Hex(body.Hash):
+		return "", errBadRequest("bad_hash", "hash", "hash %q is not the hash %s gives (64 hex digits)", head([]byte(body.Hash), 80), what)
+	}
+	return body.Hash, nil
 }
 
 func isSHA256Hex(s string) bool {

@@ -117,6 +117,23 @@ export interface ClaudeCodeApplied {
   backup_path: string;
 }
 
+/** Go: app.Codex */
+export interface Codex {
+  base_url: string;
+  block: string;
+  exports: string;
+  config_path: string;
+  current: string;
+  proposed: string;
+  hash: string;
+}
+
+/** Go: app.tsCodexApplied */
+export interface CodexApplied {
+  config_path: string;
+  backup_path: string;
+}
+
 /** Go: store.EndpointPatch */
 export interface EndpointPatch {
   name: string | null;
@@ -224,6 +241,34 @@ export interface LogPage {
   next_before: number;
 }
 
+/** Go: app.PriceRow */
+export interface PriceRow {
+  model: string;
+  input: number;
+  output: number;
+  cache_read?: number;
+  cache_write?: number;
+  source?: string;
+  date?: string;
+}
+
+/** Go: app.PriceRowReply */
+export interface PriceRowReply {
+  model: string;
+  input: number;
+  output: number;
+  cache_read?: number;
+  cache_write?: number;
+  source?: string;
+  date?: string;
+  shipped: boolean;
+}
+
+/** Go: app.PricesReply */
+export interface PricesReply {
+  rows: PriceRowReply[];
+}
+
 /** Go: store.RequestLog */
 export interface RequestLog {
   id: number;
@@ -273,6 +318,7 @@ export interface Settings {
   log_retention_days: number;
   notifications: boolean;
   language: string;
+  prices: PriceRow[];
 }
 
 /** Go: app.StatBucket */

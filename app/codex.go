@@ -1,0 +1,211 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Codex is GET /api/codex: how to point Codex CLI at ccmesh, and the
+// change "Connect Codex" would make to its config.toml
+// (docs/BEHAVIOUR.md#ui). The file is edited as text — the provider block
+// and the model_provider line, nothing else — so the user's comments and
+// layout survive; a TOML parser checks the result.
+type Codex struct {
+	BaseURL    string `json:"base_url"`
+	Block      string `json:"block"`   // the [model_providers.ccmesh] block
+	Exports    string `json:"exports"` // the shell line for the key variable
+	ConfigPath string `json:"config_path"`
+	Current    string `json:"current"`
+	Proposed   string `json:"proposed"`
+	Hash       string `json:"hash"`
+}
+
+// codexProvider is the provider id ccmesh adds; Codex ignores a redefined
+// built-in "openai", so it has its own.
+const (
+	codexProvider = "ccmesh"
+	codexKeyEnv   = "CCMESH_API_KEY"
+)
+
+// codexBlock is the provider table for this proxy.
+func (a *App) codexBlock() string {
+	return fmt.Sprintf("[model_providers.%s]\nname = \"ccmesh\"\nbase_url = %q\nenv_key = %q\nwire_api = \"responses\"\n",
+		codexProvider, strings.TrimSuffix(a.ProxyURL(), "/")+"/v1", codexKeyEnv)
+}
+
+// codexExports is the shell line that gives Codex its key: the client
+// token when one is set (ccmesh then requires it), else any word.
+func (a *App) codexExports() string {
+	key := "ccmesh"
+	if tok := a.state.Load().Settings.ClientToken; tok != "" {
+		key = tok
+	}
+	return fmt.Sprintf("export %s=%s\n", codexKeyEnv, shellQuote(key))
+}
+
+func (a *App) codexConfigPath() (string, error) {
+	if dir := os.Getenv("CODEX_HOME"); dir != "" && a.opts.HomeDir == "" {
+		return filepath.Join(dir, "config.toml"), nil
+	}
+	home := a.opts.HomeDir
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("find the home directory: %w", err)
+		}
+	}
+	return filepath.Join(home, ".codex", "config.toml"), nil
+}
+
+var (
+	tomlTableHeader   = regexp.MustCompile(`^\s*\[`)
+	tomlProviderLine  = regexp.MustCompile(`^\s*model_provider\s*=`)
+	tomlProviderTable = regexp.MustCompile(`^\s*\[\s*model_providers\s*\.\s*("ccmesh"|'ccmesh'|ccmesh)\s*\]\s*(#.*)?$`)
+)
+
+// codexPlan reads config.toml and computes the new text: model_provider
+// set to ccmesh (replacing the top-level line, or added first), and the
+// [model_providers.ccmesh] block replaced or appended. Everything else is
+// kept byte for byte.
+func (a *App) codexPlan() (Codex, error) {
+	path, err := a.codexConfigPath()
+	if err != nil {
+		return Codex{}, err
+	}
+	c := Codex{BaseURL: strings.TrimSuffix(a.ProxyURL(), "/") + "/v1", Block: a.codexBlock(), Exports: a.codexExports(), ConfigPath: path}
+	cur, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return c, fmt.Errorf("read %s: %w", path, err)
+	}
+	c.Current = string(cur)
+	var doc map[string]any
+	if err := toml.Unmarshal(cur, &doc); err != nil {
+		return c, &apiError{Status: http.StatusConflict, Code: "codex_config_unreadable",
+			Message: fmt.Sprintf("%s is not valid TOML (%v); fix or move it, then try again — ccmesh will not overwrite it", path, err)}
+	}
+	c.Proposed = editCodexConfig(c.Current, c.Block)
+	if err := checkCodexConfig(c.Proposed, c.BaseURL); err != nil {
+		return c, &apiError{Status: http.StatusConflict, Code: "codex_config_uneditable",
+			Message: fmt.Sprintf("ccmesh cannot change %s safely (%v); add the block shown by hand", path, err)}
+	}
+	c.Hash = planHash(c.Current, c.Proposed)
+	return c, nil
+}
+
+// editCodexConfig is the text edit of codexPlan.
+func editCodexConfig(cur, block string) string {
+	lines := strings.SplitAfter(cur, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	var out []string
+	providerSet, inTop, skipping, replaced := false, true, false, false
+	blanks := 0 // blank lines at the end of the block being replaced
+	for _, l := range lines {
+		if tomlTableHeader.MatchString(l) {
+			if inTop && !providerSet {
+				out = append(out, "model_provider = \"ccmesh\"\n\n")
+				providerSet = true
+			}
+			if skipping {
+				out = append(out, strings.Repeat("\n", blanks))
+			}
+			inTop = false
+			skipping = false
+			if tomlProviderTable.MatchString(strings.TrimRight(l, "\r\n")) {
+				out = append(out, block)
+				skipping, replaced = true, true
+				continue
+			}
+		}
+		switch {
+		case skipping:
+			if strings.TrimSpace(l) == "" {
+				blanks++
+			} else {
+				blanks = 0
+			}
+			continue
+		case inTop && tomlProviderLine.MatchString(l):
+			out = append(out, "model_provider = \"ccmesh\"\n")
+			providerSet = true
+			continue
+		}
+		out = append(out, l)
+	}
+	text := strings.Join(out, "")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if !providerSet {
+		text = "model_provider = \"ccmesh\"\n" + text
+	}
+	if !replaced {
+		if text != "" && !strings.HasSuffix(text, "\n\n") {
+			text += "\n"
+		}
+		text += block
+	}
+	return text
+}
+
+// checkCodexConfig parses the proposed text and checks it says what the
+// edit meant: a duplicate table, or a provider set some other way (dotted
+// keys, an inline table), makes it refuse rather than guess.
+func checkCodexConfig(text, baseURL string) error {
+	var doc struct {
+		ModelProvider  string `toml:"model_provider"`
+		ModelProviders map[string]struct {
+			BaseURL string `toml:"base_url"`
+			WireAPI string `toml:"wire_api"`
+		} `toml:"model_providers"`
+	}
+	if err := toml.Unmarshal([]byte(text), &doc); err != nil {
+		return err
+	}
+	p := doc.ModelProviders[codexProvider]
+	if doc.ModelProvider != codexProvider || p.BaseURL != baseURL || p.WireAPI != "responses" {
+		return errors.New("the edited file would not select ccmesh's provider")
+	}
+	return nil
+}
+
+func (a *App) codexPreview(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.codexPlan()
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+// codexApply writes exactly the change the preview showed (named by its
+// hash), with a backup, as claudeCodeApply does.
+func (a *App) codexApply(w http.ResponseWriter, r *http.Request) error {
+	hash, err := planHashFrom(r, "GET /api/codex")
+	if err != nil {
+		return err
+	}
+	c, err := a.codexPlan()
+	if err != nil {
+		return err
+	}
+	if c.Hash != hash {
+		return &apiError{Status: http.StatusConflict, Code: "codex_config_changed", Field: "hash",
+			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", c.ConfigPath)}
+	}
+	backup, err := writePlan(c.ConfigPath, c.Current, c.Proposed)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"config_path": c.ConfigPath, "backup_path": backup})
+	return nil
+}
