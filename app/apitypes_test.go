@@ -45,6 +45,10 @@ type (
 		SettingsPath string `json:"settings_path"`
 		BackupPath   string `json:"backup_path"` // "" when there was no file to back up
 	}
+	// tsPresets is GET /api/presets (presetsHandler).
+	tsPresets struct {
+		Presets []Preset `json:"presets"`
+	}
 	// tsCodexApplied is POST /api/codex/apply (codexApply).
 	tsCodexApplied struct {
 		ConfigPath string `json:"config_path"`
@@ -230,6 +234,7 @@ func frontendTypes() ([]byte, error) {
 	g.Add("ExportDoc", reflect.TypeFor[exportDoc]()) // GET /api/export, POST /api/import
 	g.Add("", reflect.TypeFor[ClaudeCode]())         // GET /api/claude-code
 	g.Add("ClaudeCodeApplied", reflect.TypeFor[tsClaudeCodeApplied]())
+	g.Add("PresetsReply", reflect.TypeFor[tsPresets]())      // GET /api/presets
 	g.Add("", reflect.TypeFor[Codex]())                      // GET /api/codex
 	g.Add("CodexApplied", reflect.TypeFor[tsCodexApplied]()) // POST /api/codex/apply
 	g.Add("ApiErrorBody", reflect.TypeFor[tsErrorBody]())
@@ -298,6 +303,7 @@ func TestFrontendTypesMirrors(t *testing.T) {
 	}{
 		{"GET", "/api/logs", "", http.StatusOK, &tsLogPage{}},
 		{"GET", "/api/stats", "", http.StatusOK, &tsStats{}},
+		{"GET", "/api/presets", "", http.StatusOK, &tsPresets{}},
 		{"POST", "/api/claude-code/apply", `{"hash":"` + cc.Hash + `"}`, http.StatusOK, &tsClaudeCodeApplied{}},
 		{"POST", "/api/codex/apply", `{"hash":"` + cx.Hash + `"}`, http.StatusOK, &tsCodexApplied{}},
 		{"GET", "/api/endpoints/999", "", http.StatusNotFound, &tsErrorBody{}},

@@ -51,13 +51,18 @@ type Config struct {
 	PublicListener bool
 	RateLimitWait  time.Duration // docs/BEHAVIOUR.md#rate-limit-wait budget, default 5s
 	RetryDelay     time.Duration // docs/BEHAVIOUR.md#attempt-loop same-endpoint retry delay, default 300ms
+	// Capture says which requests keep their capture, CaptureBodyCap
+	// (default DefaultCaptureBody) how much of each body
+	// (docs/BEHAVIOUR.md#capture-and-resend); "" is off.
+	Capture        CaptureMode
+	CaptureBodyCap int
 }
 
 // endpoint is an Endpoint compiled for the request path.
 type endpoint struct {
 	Endpoint
 	base     *url.URL
-	dropV1   bool     // base path already ends in a version segment
+	dropV1   bool     // base path already carries a version segment
 	authMode AuthMode // resolved: AuthXAPIKey or AuthBearer
 	models   []pattern
 	modelMap []mapping
@@ -83,9 +88,13 @@ type snapshot struct {
 	strategy Strategy
 	// invalid records endpoints that could not be compiled, for the log.
 	invalid map[string]string
+	// secrets are what a capture must mask (captureSecrets).
+	secrets []string
 }
 
-var versionSegment = regexp.MustCompile(`/v[0-9]+$`)
+// versionSegment is an API version in a base path: /v1, /v4, or
+// Google's /v1beta/openai (a version followed by one more segment).
+var versionSegment = regexp.MustCompile(`/v[0-9]+(beta[0-9]*|alpha[0-9]*)?(/[A-Za-z0-9_-]+)?$`)
 
 func compile(cfg Config) *snapshot {
 	cfg.FirstByteTimeout = cmp.Or(cfg.FirstByteTimeout, DefaultFirstByteTimeout)
@@ -93,11 +102,13 @@ func compile(cfg Config) *snapshot {
 	cfg.MaxBody = cmp.Or(cfg.MaxBody, DefaultMaxBody)
 	cfg.RateLimitWait = cmp.Or(cfg.RateLimitWait, DefaultRateLimitWait)
 	cfg.RetryDelay = cmp.Or(cfg.RetryDelay, DefaultRetryDelay)
+	cfg.CaptureBodyCap = cmp.Or(cfg.CaptureBodyCap, DefaultCaptureBody)
 	s := &snapshot{
 		cfg:      cfg,
 		byName:   make(map[string]*endpoint, len(cfg.Endpoints)),
 		strategy: cfg.Strategy,
 		invalid:  map[string]string{},
+		secrets:  captureSecrets(&cfg),
 	}
 	if !s.strategy.Valid() {
 		s.strategy = StrategySticky

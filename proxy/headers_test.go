@@ -125,6 +125,9 @@ func TestUpstreamURL(t *testing.T) {
 		{"https://relay.example/api/", "/v1/messages", "", "https://relay.example/api/v1/messages"},
 		{"https://open.bigmodel.cn/api/paas/v4", "/v1/chat/completions", "", "https://open.bigmodel.cn/api/paas/v4/chat/completions"},
 		{"https://relay.example/v1", "/v1/messages/count_tokens", "beta=true", "https://relay.example/v1/messages/count_tokens?beta=true"},
+		{"https://generativelanguage.googleapis.com/v1beta/openai/", "/v1/chat/completions", "", "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions"},
+		{"https://api.deepseek.com/anthropic", "/v1/messages", "", "https://api.deepseek.com/anthropic/v1/messages"},
+		{"https://relay.example/video", "/v1/messages", "", "https://relay.example/video/v1/messages"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.base, func(t *testing.T) {

@@ -241,6 +241,25 @@ export interface LogPage {
   next_before: number;
 }
 
+/** Go: app.Preset */
+export interface Preset {
+  id: string;
+  name: string;
+  protocol: string;
+  base_url: string;
+  auth: string;
+  models: string[];
+  model_map: Record<string, string>;
+  key_hint: string;
+  source: string;
+  date: string;
+}
+
+/** Go: app.tsPresets */
+export interface PresetsReply {
+  presets: Preset[];
+}
+
 /** Go: app.PriceRow */
 export interface PriceRow {
   model: string;
@@ -293,6 +312,7 @@ export interface RequestLog {
   error: string;
   routing?: Routing;
   history?: Attempt[] | null;
+  resent_from?: number;
 }
 
 /** Go: proxy.Routing */
