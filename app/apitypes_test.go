@@ -40,7 +40,7 @@ type (
 	tsStats struct {
 		Buckets []StatBucket `json:"buckets"`
 	}
-	// tsClaudeCodeApplied is POST /api/claude-code/apply (claudeCodeApply).
+	// tsClaudeCodeApplied is POST /api/claude-code/apply (clientFile.applyHandler).
 	tsClaudeCodeApplied struct {
 		SettingsPath string `json:"settings_path"`
 		BackupPath   string `json:"backup_path"` // "" when there was no file to back up
@@ -49,7 +49,7 @@ type (
 	tsPresets struct {
 		Presets []Preset `json:"presets"`
 	}
-	// tsCodexApplied is POST /api/codex/apply (codexApply).
+	// tsCodexApplied is POST /api/codex/apply (clientFile.applyHandler).
 	tsCodexApplied struct {
 		ConfigPath string `json:"config_path"`
 		BackupPath string `json:"backup_path"` // "" when there was no file to back up
@@ -146,6 +146,7 @@ func frontendTypes() ([]byte, error) {
 	g.Enum(protocol, stringsOf(proxy.Protocols)...)
 	g.Enum(auth, stringsOf(proxy.AuthModes)...)
 	g.Enum(strategy, stringsOf(proxy.Strategies)...)
+	g.Enum(reflect.TypeFor[proxy.CaptureMode](), stringsOf(proxy.CaptureModes)...)
 	streamEnd, errorType, exclusion := reflect.TypeFor[proxy.StreamEnd](), reflect.TypeFor[proxy.ErrorType](), reflect.TypeFor[proxy.Exclusion]()
 	for _, e := range []struct {
 		t     reflect.Type
@@ -225,6 +226,10 @@ func frontendTypes() ([]byte, error) {
 	g.Add("", reflect.TypeFor[TestResult]())         // POST /api/endpoints/{id}/test
 	g.Add("", reflect.TypeFor[FetchModelsReply]())   // POST /api/endpoints/{id}/fetch-models
 	g.Add("", logRow)                                // GET /api/logs/{id}, "log" events
+	g.Add("", reflect.TypeFor[CaptureReply]())       // GET /api/logs/{id}/capture
+	g.Add("", reflect.TypeFor[ResendInput]())        // POST /api/logs/{id}/resend
+	g.Add("", reflect.TypeFor[ResendReply]())        // its reply
+	g.Add("", reflect.TypeFor[CurlReply]())          // GET /api/logs/{id}/curl
 	g.Add("LogPage", reflect.TypeFor[tsLogPage]())   // GET /api/logs
 	g.Add("", event)                                 // GET /api/breaker-events
 	g.Add("StatsReply", reflect.TypeFor[tsStats]())  // GET /api/stats

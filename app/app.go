@@ -42,6 +42,7 @@ type Options struct {
 type State struct {
 	Endpoints []store.Endpoint // in list order
 	Settings  Settings
+	Prices    *Prices // the user's price rows, then the shipped ones (docs/BEHAVIOUR.md#cost)
 }
 
 // App is the application service.
@@ -57,6 +58,7 @@ type App struct {
 	upstream http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
 	token    string
 
+	today   todayCost // today's cost, for the tray
 	state   atomic.Pointer[State]
 	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
 	paused  atomic.Bool
@@ -154,6 +156,9 @@ func (a *App) start(ctx context.Context) error {
 		Retention: a.retention,
 		Logger:    a.log,
 	})
+	if err := a.today.load(ctx, a.db, time.Now()); err != nil {
+		return fmt.Errorf("load today's cost: %w", err)
+	}
 	a.proxy = proxy.New(proxy.Options{
 		Breakers:  a.breakers,
 		Sink:      logSink{a},
@@ -224,7 +229,7 @@ func (a *App) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load settings: %w", err)
 	}
-	st := &State{Endpoints: eps, Settings: settings}
+	st := &State{Endpoints: eps, Settings: settings, Prices: NewPrices(settings.Prices)}
 	a.breakers.SetConfig(breakerConfig(settings))
 	for i, e := range eps {
 		a.breakers.SetOverrides(e.ID, overrides[i])

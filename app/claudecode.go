@@ -95,39 +95,62 @@ func (a *App) claudeCodePlan() (ClaudeCode, error) {
 	return cc, nil
 }
 
-func (a *App) claudeCodePreview(w http.ResponseWriter, r *http.Request) error {
-	cc, err := a.claudeCodePlan()
+// clientFile is one client's configuration file that Connect changes:
+// GET shows the change (named by its hash), POST with that hash writes it
+// (docs/BEHAVIOUR.md#admin-api).
+type clientFile struct {
+	preview string // the route that shows the change, for error messages
+	changed string // the error code of a file changed since the preview
+	pathKey string // the apply reply's key naming the file
+	// plan computes the reply to show and the file change it describes.
+	plan func() (shown any, p filePlan, err error)
+}
+
+// filePlan is a previewed change to a file.
+type filePlan struct{ path, current, proposed, hash string }
+
+func (c clientFile) previewHandler(w http.ResponseWriter, r *http.Request) error {
+	shown, _, err := c.plan()
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, cc)
+	writeJSON(w, http.StatusOK, shown)
 	return nil
 }
 
-// claudeCodeApply writes the proposed settings, keeping a backup of the
-// old file, through a temporary file and a rename so a crash never leaves
-// half a file. It writes only the change the preview showed: the body
-// names it by its hash, and a file (or proxy address) changed since is a
-// 409 rather than a change the user never saw.
-func (a *App) claudeCodeApply(w http.ResponseWriter, r *http.Request) error {
-	hash, err := planHashFrom(r, "GET /api/claude-code")
+// applyHandler writes the proposed text, keeping a backup of the old file,
+// through a temporary file and a rename so a crash never leaves half a
+// file. It writes only the change the preview showed: the body names it by
+// its hash, and a file (or proxy address) changed since is a 409 rather
+// than a change the user never saw.
+func (c clientFile) applyHandler(w http.ResponseWriter, r *http.Request) error {
+	hash, err := planHashFrom(r, c.preview)
 	if err != nil {
 		return err
 	}
-	cc, err := a.claudeCodePlan()
+	_, p, err := c.plan()
 	if err != nil {
 		return err
 	}
-	if cc.Hash != hash {
-		return &apiError{Status: http.StatusConflict, Code: "claude_settings_changed", Field: "hash",
-			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", cc.SettingsPath)}
+	if p.hash != hash {
+		return &apiError{Status: http.StatusConflict, Code: c.changed, Field: "hash",
+			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", p.path)}
 	}
-	backup, err := writePlan(cc.SettingsPath, cc.Current, cc.Proposed)
+	backup, err := writePlan(p.path, p.current, p.proposed)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"settings_path": cc.SettingsPath, "backup_path": backup})
+	writeJSON(w, http.StatusOK, map[string]string{c.pathKey: p.path, "backup_path": backup})
 	return nil
+}
+
+// claudeCodeFile is Connect Claude Code: ~/.claude/settings.json.
+func (a *App) claudeCodeFile() clientFile {
+	return clientFile{preview: "GET /api/claude-code", changed: "claude_settings_changed", pathKey: "settings_path",
+		plan: func() (any, filePlan, error) {
+			cc, err := a.claudeCodePlan()
+			return cc, filePlan{cc.SettingsPath, cc.Current, cc.Proposed, cc.Hash}, err
+		}}
 }
 
 // writePlan writes a previewed change to a client's configuration file:

@@ -178,34 +178,11 @@ func checkCodexConfig(text, baseURL string) error {
 	return nil
 }
 
-func (a *App) codexPreview(w http.ResponseWriter, r *http.Request) error {
-	c, err := a.codexPlan()
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
-	return nil
-}
-
-// codexApply writes exactly the change the preview showed (named by its
-// hash), with a backup, as claudeCodeApply does.
-func (a *App) codexApply(w http.ResponseWriter, r *http.Request) error {
-	hash, err := planHashFrom(r, "GET /api/codex")
-	if err != nil {
-		return err
-	}
-	c, err := a.codexPlan()
-	if err != nil {
-		return err
-	}
-	if c.Hash != hash {
-		return &apiError{Status: http.StatusConflict, Code: "codex_config_changed", Field: "hash",
-			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", c.ConfigPath)}
-	}
-	backup, err := writePlan(c.ConfigPath, c.Current, c.Proposed)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"config_path": c.ConfigPath, "backup_path": backup})
-	return nil
+// codexFile is Connect Codex: config.toml.
+func (a *App) codexFile() clientFile {
+	return clientFile{preview: "GET /api/codex", changed: "codex_config_changed", pathKey: "config_path",
+		plan: func() (any, filePlan, error) {
+			c, err := a.codexPlan()
+			return c, filePlan{c.ConfigPath, c.Current, c.Proposed, c.Hash}, err
+		}}
 }

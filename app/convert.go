@@ -61,6 +61,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 		ClientToken:      s.ClientToken,
 		AllowedHosts:     allowedHosts(listen),
 		PublicListener:   listen != "" && !ListenerIsLoopback(listen),
+		Capture:          s.Capture,
 	}
 }
 

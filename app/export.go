@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -49,6 +50,7 @@ func patchOf(e store.Endpoint) store.EndpointPatch {
 		Name: &e.Name, BaseURL: &e.BaseURL, APIKey: &e.APIKey, Protocol: &e.Protocol, Auth: &e.Auth,
 		Models: &e.Models, ModelMap: &e.ModelMap, Enabled: &e.Enabled, Fast: &e.Fast,
 		FastSortOrder: &e.FastSortOrder, SortOrder: &e.SortOrder, BreakerOverrides: &e.BreakerOverrides,
+		PriceMultiplier: &e.PriceMultiplier,
 	}
 }
 
@@ -64,6 +66,9 @@ func (a *App) importHandler(w http.ResponseWriter, r *http.Request) error {
 	}
 	var settings json.RawMessage
 	if doc.Settings != nil {
+		if doc.Settings.Capture == "" { // an export from before the setting
+			doc.Settings.Capture = proxy.CaptureOff
+		}
 		if err := validateSettings(*doc.Settings, a.opts.Listen); err != nil {
 			return err
 		}

@@ -92,7 +92,7 @@ type healthPublisher struct {
 	armed  atomic.Bool
 	mu     sync.Mutex // one publish at a time; guards the fields below
 	last   []byte
-	lost   [2]uint64 // log rows dropped and failed, as last published
+	lost   [3]uint64 // log rows dropped and failed, captures dropped, as last published
 	closed bool
 }
 
@@ -114,7 +114,7 @@ func (p *healthPublisher) publish() {
 		return
 	}
 	a := p.a
-	if now := [2]uint64{a.logw.Dropped(), a.logw.Failed()}; now != p.lost {
+	if now := [3]uint64{a.logw.Dropped(), a.logw.Failed(), a.logw.CapturesDropped()}; now != p.lost {
 		p.lost = now
 		a.events.Publish("info", a.Info())
 	}

@@ -15,6 +15,9 @@ type Info struct {
 	// written (the process log says why, code LOG-001).
 	LogRowsDropped uint64 `json:"log_rows_dropped"`
 	LogRowsFailed  uint64 `json:"log_rows_failed"`
+	// Captures left out since start because the writer's queue held too
+	// many capture bytes (docs/BEHAVIOUR.md#capture-and-resend).
+	CapturesDropped uint64 `json:"captures_dropped"`
 }
 
 // Version is set at build time with -ldflags "-X github.com/ccmesh/ccmesh/app.Version=…".
@@ -32,6 +35,8 @@ func (a *App) Info() Info {
 
 		LogRowsDropped: a.logw.Dropped(),
 		LogRowsFailed:  a.logw.Failed(),
+
+		CapturesDropped: a.logw.CapturesDropped(),
 	}
 }
 

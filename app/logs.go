@@ -65,4 +65,3 @@ func (a *App) breakerEvents(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, evs)
 	return nil
 }
-

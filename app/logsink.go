@@ -24,6 +24,13 @@ func (s logSink) Log(rec *proxy.Record) {
 	}
 	row := LogRow(rec)
 	row.Usage = usageDeltas(rec, s.a.price)
+	s.a.today.add(rec.Time, row.Usage)
+	if rec.Capture != nil {
+		row.Capture = captureSource{rec.Capture}
+	}
+	if w, ok := rec.Tag.(*resendWait); ok {
+		row.Done = w.logged
+	}
 	s.a.logw.Enqueue(row)
 	s.a.health.changed()
 }
@@ -53,6 +60,7 @@ func LogRow(rec *proxy.Record) store.RequestLog {
 		Error:          rec.Error,
 		Routing:        rec.Routing,
 		History:        rec.Attempts,
+		ResentFrom:     rec.ResentFrom,
 	}
 }
 

@@ -11,8 +11,9 @@ import (
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// Every integer the admin API takes has a range tag that reads, and only
-// integers have one; an order's range ends at the store's MaxSortOrder.
+// Every integer the admin API takes has a range tag that reads, a float
+// may have one, and nothing else has one; an order's range ends at the
+// store's MaxSortOrder.
 func TestRangesCoverEveryNumber(t *testing.T) {
 	for _, typ := range []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[store.EndpointPatch](), reflect.TypeFor[breaker.Overrides]()} {
 		for i := range typ.NumField() {
@@ -33,9 +34,10 @@ func TestRangesCoverEveryNumber(t *testing.T) {
 				if strings.HasSuffix(f.Name, "SortOrder") && r.max != store.MaxSortOrder {
 					t.Errorf("%s.%s ends at %d, want store.MaxSortOrder %d", typ, f.Name, r.max, store.MaxSortOrder)
 				}
+			case reflect.Float32, reflect.Float64:
 			default:
 				if ok {
-					t.Errorf("%s.%s is no integer but has a range tag", typ, f.Name)
+					t.Errorf("%s.%s is no number but has a range tag", typ, f.Name)
 				}
 			}
 		}
@@ -82,6 +84,11 @@ func TestRangesEnforced(t *testing.T) {
 		{"PUT", ep, `{"breaker_overrides":{"max_rate_limit_timeout_ms":604800001}}`, "invalid_breaker_override", "breaker_overrides.max_rate_limit_timeout_ms", "got 604800001"},
 		{"PUT", ep, `{"breaker_overrides":{"failure_threshold":10001}}`, "invalid_breaker_override", "breaker_overrides.failure_threshold", "got 10001"},
 		{"PUT", ep, `{"breaker_overrides":{"success_threshold":10001}}`, "invalid_breaker_override", "breaker_overrides.success_threshold", "got 10001"},
+		{"PUT", ep, `{"price_multiplier":0}`, "out_of_range", "price_multiplier", "price_multiplier must be from 0.001 to 1000, got 0"},
+		{"PUT", ep, `{"price_multiplier":-1}`, "out_of_range", "price_multiplier", "got -1"},
+		{"PUT", ep, `{"price_multiplier":1000.5}`, "out_of_range", "price_multiplier", "got 1000.5"},
+		{"POST", "/api/endpoints", `{"name":"b","base_url":"https://b.example","protocol":"anthropic","price_multiplier":0.0009}`,
+			"out_of_range", "price_multiplier", "got 0.0009"},
 		{"POST", "/api/endpoints", `{"name":"b","base_url":"https://b.example","protocol":"anthropic","sort_order":` + huge + `}`,
 			"out_of_range", "sort_order", "got " + huge},
 		{"POST", "/api/import", `{"version":1,"endpoints":[{"name":"b","base_url":"https://b.example","protocol":"anthropic","sort_order":1000001}]}`,
@@ -112,6 +119,8 @@ func TestRangesEnforced(t *testing.T) {
 		{"PUT", "/api/settings", `{"max_body_bytes":1073741824,"log_retention_rows":100,"log_retention_days":1}`},
 		{"PUT", "/api/settings", `{"breaker":{"claude":{"timeout_ms":604800000,"failure_threshold":10000,"min_requests":1}}}`},
 		{"PUT", ep, `{"sort_order":1000000,"fast":true,"fast_sort_order":1000000,"breaker_overrides":{"quota_timeout_ms":1,"success_threshold":10000}}`},
+		{"PUT", ep, `{"price_multiplier":0.001}`},
+		{"PUT", ep, `{"price_multiplier":1000}`},
 	}
 	for _, tc := range ends {
 		if r := h.do(tc.method, tc.path, tc.body); r.status != 200 {

@@ -26,6 +26,13 @@ type Settings struct {
 	LogRetentionDays   int             `json:"log_retention_days" range:"1,3650,1 day to 10 years"`
 	Notifications      bool            `json:"notifications"`
 	Language           string          `json:"language"` // en | zh-CN
+	// Capture says which requests keep what their client sent and got
+	// (docs/BEHAVIOUR.md#capture-and-resend): off, errors or all.
+	Capture proxy.CaptureMode `json:"capture"`
+	// Prices are the user's price rows, tried before the shipped ones
+	// (docs/BEHAVIOUR.md#cost); PUT /api/prices replaces them, and so does
+	// a PUT /api/settings that gives them.
+	Prices []PriceRow `json:"prices"`
 }
 
 // BreakerProfiles holds the per-profile breaker defaults set by the user
@@ -47,6 +54,8 @@ func DefaultSettings() Settings {
 		LogRetentionDays:   14,
 		Notifications:      true,
 		Language:           "en",
+		Capture:            proxy.CaptureOff,
+		Prices:             []PriceRow{},
 	}
 }
 
@@ -56,6 +65,23 @@ func (s Settings) clone() Settings {
 	s.Breaker.Claude = s.Breaker.Claude.Clone()
 	s.Breaker.OpenAI = s.Breaker.OpenAI.Clone()
 	return s
+}
+
+// mergeSettings decodes a PUT /api/settings body onto base: the fields it
+// gives change, the rest keep base's values. Price rows are a list that a
+// body replaces whole: decoded onto base's rows, encoding/json would keep
+// the fields a new row leaves out and write through their pointers, into
+// the current snapshot.
+func mergeSettings(base Settings, body []byte) (Settings, error) {
+	s := base.clone()
+	s.Prices = nil
+	if err := decodeBody(body, &s); err != nil {
+		return Settings{}, err
+	}
+	if s.Prices == nil { // left out (or null): kept
+		s.Prices = base.Prices
+	}
+	return s, nil
 }
 
 // loadSettings reads the stored settings laid over DefaultSettings, so a
@@ -71,6 +97,9 @@ func (a *App) loadSettings(ctx context.Context) (Settings, error) {
 		if err := json.Unmarshal(doc, &s); err != nil {
 			return Settings{}, fmt.Errorf("decode the stored settings: %w", err)
 		}
+	}
+	if s.Prices == nil { // [] in the API, not null
+		s.Prices = []PriceRow{}
 	}
 	return s, nil
 }
@@ -90,8 +119,8 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	base := a.state.Load()
-	s := base.Settings.clone()
-	if err := decodeBody(body, &s); err != nil {
+	s, err := mergeSettings(base.Settings, body)
+	if err != nil {
 		return err
 	}
 	var saved Settings
@@ -99,8 +128,8 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 		if now := a.state.Load(); now != base {
 			// Another change came first: merge onto it instead. The body
 			// decoded once, so it decodes again.
-			s = now.Settings.clone()
-			if err := decodeBody(body, &s); err != nil {
+			var err error
+			if s, err = mergeSettings(now.Settings, body); err != nil {
 				return err
 			}
 		}

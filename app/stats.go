@@ -29,6 +29,19 @@ type StatBucket struct {
 	Unpriced   int64     `json:"unpriced"`
 }
 
+// Add adds o's counts to b.
+func (b *StatBucket) Add(o StatBucket) {
+	b.Requests += o.Requests
+	b.Errors += o.Errors
+	b.Input += o.Input
+	b.Output += o.Output
+	b.CacheRead += o.CacheRead
+	b.CacheWrite += o.CacheWrite
+	b.Reasoning += o.Reasoning
+	b.CostUSD += o.CostUSD
+	b.Unpriced += o.Unpriced
+}
+
 // statsQuery is a parsed stats request.
 type statsQuery struct {
 	from, to time.Time
@@ -125,15 +138,8 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 			s = &StatBucket{Start: k.start, Key: k.key}
 			sums[k] = s
 		}
-		s.Requests += b.Requests
-		s.Errors += b.Errors
-		s.Input += b.Input
-		s.Output += b.Output
-		s.CacheRead += b.CacheRead
-		s.CacheWrite += b.CacheWrite
-		s.Reasoning += b.Reasoning
-		s.CostUSD += b.CostUSD
-		s.Unpriced += b.Unpriced
+		s.Add(StatBucket{Requests: b.Requests, Errors: b.Errors, Input: b.Input, Output: b.Output, CacheRead: b.CacheRead,
+			CacheWrite: b.CacheWrite, Reasoning: b.Reasoning, CostUSD: b.CostUSD, Unpriced: b.Unpriced})
 	}
 	out := make([]StatBucket, 0, len(sums))
 	for _, s := range sums {
@@ -145,13 +151,19 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 	return out, nil
 }
 
-// statsHandler is GET /api/stats.
-func (a *App) statsHandler(w http.ResponseWriter, r *http.Request) error {
+// statsFor answers a stats request's query.
+func (a *App) statsFor(r *http.Request) (statsQuery, []StatBucket, error) {
 	q, err := parseStatsQuery(r, time.Now())
 	if err != nil {
-		return err
+		return q, nil, err
 	}
 	buckets, err := a.usageStats(r, q)
+	return q, buckets, err
+}
+
+// statsHandler is GET /api/stats.
+func (a *App) statsHandler(w http.ResponseWriter, r *http.Request) error {
+	_, buckets, err := a.statsFor(r)
 	if err != nil {
 		return err
 	}
@@ -161,11 +173,7 @@ func (a *App) statsHandler(w http.ResponseWriter, r *http.Request) error {
 
 // statsCSVHandler is GET /api/stats.csv: the same rows as CSV.
 func (a *App) statsCSVHandler(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseStatsQuery(r, time.Now())
-	if err != nil {
-		return err
-	}
-	buckets, err := a.usageStats(r, q)
+	q, buckets, err := a.statsFor(r)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -44,7 +45,7 @@ func TestUsageStatistics(t *testing.T) {
 	}))
 	t.Cleanup(good.Close)
 	h.mustCreate(`{"name":"broken","base_url":"` + broken.URL + `","protocol":"anthropic","api_key":"k1","sort_order":1}`)
-	h.mustCreate(`{"name":"good","base_url":"` + good.URL + `","protocol":"anthropic","api_key":"k2","sort_order":2,"model_map":{"claude-haiku-*":"claude-haiku-4-5"}}`)
+	h.mustCreate(`{"name":"good","base_url":"` + good.URL + `","protocol":"anthropic","api_key":"k2","sort_order":2,"price_multiplier":0.5,"model_map":{"claude-haiku-*":"claude-haiku-4-5"}}`)
 	for _, m := range []string{"claude-sonnet-4-5", "claude-sonnet-4-5", "claude-haiku-4-5-20251001"} {
 		if res := h.postMessages(t, m); res.StatusCode != 200 {
 			t.Fatalf("status %d", res.StatusCode)
@@ -56,12 +57,7 @@ func TestUsageStatistics(t *testing.T) {
 	sums := map[string]StatBucket{}
 	for _, b := range byEndpoint.Buckets {
 		s := sums[b.Key]
-		s.Requests += b.Requests
-		s.Errors += b.Errors
-		s.Input += b.Input
-		s.CacheRead += b.CacheRead
-		s.CacheWrite += b.CacheWrite
-		s.Output += b.Output
+		s.Add(b)
 		sums[b.Key] = s
 	}
 	// The sticky cursor leaves broken after the first request's two tries.
@@ -70,6 +66,12 @@ func TestUsageStatistics(t *testing.T) {
 	}
 	if g := sums["good"]; g.Requests != 3 || g.Errors != 0 || g.Input != 300 || g.CacheRead != 3000 || g.CacheWrite != 30 || g.Output != 150 {
 		t.Errorf("good: %+v", g)
+	}
+	// Sonnet 4.5 at 3/15/0.30/3.75 per million twice, Haiku 4.5 at
+	// 1/5/0.10/1.25 once, at the endpoint's multiplier of 0.5:
+	// 0.5 × (2 × 1387.5 + 462.5) µ$ = 1618.75 µ$.
+	if g := sums["good"]; math.Abs(g.CostUSD-0.00161875) > 1e-12 || g.Unpriced != 0 {
+		t.Errorf("good cost %.10f unpriced %d, want 0.00161875", g.CostUSD, g.Unpriced)
 	}
 
 	var byModel struct{ Buckets []StatBucket }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"time"
 )
 
 // The tray's look is computed here, without GTK, so it is tested in the
@@ -61,7 +62,8 @@ func (a *App) TrayView() TrayView {
 	if lang == "zh-CN" {
 		word = "健康"
 	}
-	v.Status = fmt.Sprintf("%s · %d/%d %s", a.opts.Listen, healthy, len(hs), word)
+	usd, unpriced := a.today.get(time.Now())
+	v.Status = fmt.Sprintf("%s · %d/%d %s · %s", a.opts.Listen, healthy, len(hs), word, todayWords(lang, usd, unpriced))
 	switch {
 	case v.Paused:
 		v.Overall = HealthPaused
@@ -73,6 +75,20 @@ func (a *App) TrayView() TrayView {
 		v.Overall = HealthNone
 	}
 	return v
+}
+
+// todayWords is today's cost for the status line: "$1.23 today", with a
+// "+" when some of today's requests had no price (their cost is unknown,
+// docs/BEHAVIOUR.md#cost).
+func todayWords(lang string, usd float64, unpriced int64) string {
+	more := ""
+	if unpriced > 0 {
+		more = "+"
+	}
+	if lang == "zh-CN" {
+		return fmt.Sprintf("今日 $%.2f%s", usd, more)
+	}
+	return fmt.Sprintf("$%.2f%s today", usd, more)
 }
 
 var iconColours = map[string]color.RGBA{

@@ -49,7 +49,20 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-// price is the cost of usage u of model on endpoint endpointID.
+// price is the cost of usage u of model on endpoint endpointID: the price
+// table's, times the endpoint's price multiplier (docs/BEHAVIOUR.md#cost).
 func (a *App) price(model string, endpointID int64, u proxy.Usage) proxy.Cost {
-	return proxy.Cost{} // the price table is not loaded yet
+	st := a.state.Load()
+	if st == nil || st.Prices == nil {
+		return proxy.Cost{}
+	}
+	mult := 1.0
+	for i := range st.Endpoints {
+		if st.Endpoints[i].ID == endpointID {
+			mult = st.Endpoints[i].PriceMultiplier
+			break
+		}
+	}
+	usd, ok := st.Prices.Cost(model, u, mult)
+	return proxy.Cost{USD: usd, Priced: ok}
 }

@@ -33,11 +33,21 @@ const (
 // range tag, "min,max" or "min,max,the range in words"
 // (docs/BEHAVIOUR.md#bad-input-and-faults). Every integer field of the
 // admin API's inputs has one (TestRangesCoverEveryNumber), beside the
-// field it bounds: settings here, endpoint orders in the store,
-// breaker parameters in breaker.Overrides.
+// field it bounds: settings here, endpoint orders and the price
+// multiplier in the store, breaker parameters in breaker.Overrides. A
+// float field's range has decimal ends.
 type numRange struct {
-	min, max int64
-	words    string // the range as a person says it, or ""
+	min, max   int64   // an integer field's
+	fmin, fmax float64 // a float field's
+	words      string  // the range as a person says it, or ""
+}
+
+// isFloat reports whether t, or what it points to, is a float.
+func isFloat(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64
 }
 
 // rangeOf parses f's range tag; ok is false when it has none.
@@ -50,11 +60,20 @@ func rangeOf(f reflect.StructField) (r numRange, ok bool, err error) {
 	if len(parts) < 2 {
 		return numRange{}, true, fmt.Errorf("range tag of %s: %q is not min,max[,words]", f.Name, tag)
 	}
-	if r.min, err = strconv.ParseInt(parts[0], 10, 64); err == nil {
-		r.max, err = strconv.ParseInt(parts[1], 10, 64)
-	}
-	if err != nil || r.min > r.max {
-		return numRange{}, true, fmt.Errorf("range tag of %s: %q is not min,max[,words]", f.Name, tag)
+	if isFloat(f.Type) {
+		if r.fmin, err = strconv.ParseFloat(parts[0], 64); err == nil {
+			r.fmax, err = strconv.ParseFloat(parts[1], 64)
+		}
+		if err != nil || !(r.fmin <= r.fmax) {
+			return numRange{}, true, fmt.Errorf("range tag of %s: %q is not min,max[,words]", f.Name, tag)
+		}
+	} else {
+		if r.min, err = strconv.ParseInt(parts[0], 10, 64); err == nil {
+			r.max, err = strconv.ParseInt(parts[1], 10, 64)
+		}
+		if err != nil || r.min > r.max {
+			return numRange{}, true, fmt.Errorf("range tag of %s: %q is not min,max[,words]", f.Name, tag)
+		}
 	}
 	if len(parts) == 3 {
 		r.words = parts[2]
@@ -62,10 +81,11 @@ func rangeOf(f reflect.StructField) (r numRange, ok bool, err error) {
 	return r, true, nil
 }
 
-// checkRanges checks each integer field that v, a struct, sets (a nil
+// checkRanges checks each number field that v, a struct, sets (a nil
 // pointer sets nothing) against its range tag, in field order. A rejection has
 // code and the field prefix + its JSON name. Every integer field of the
-// admin API's inputs has a range (TestRangesCoverEveryNumber).
+// admin API's inputs has a range (TestRangesCoverEveryNumber); a float
+// field is checked when it has one.
 func checkRanges(code, prefix string, v any) *apiError {
 	rv := reflect.ValueOf(v)
 	for i := range rv.NumField() {
@@ -76,7 +96,7 @@ func checkRanges(code, prefix string, v any) *apiError {
 			}
 			fv = fv.Elem()
 		}
-		if !fv.CanInt() {
+		if !fv.CanInt() && !fv.CanFloat() {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -84,11 +104,21 @@ func checkRanges(code, prefix string, v any) *apiError {
 		if err != nil {
 			panic(err) // a tag written wrong; TestRangesCoverEveryNumber reads them all
 		}
-		if n := fv.Int(); ok && (n < r.min || n > r.max) {
-			words := ""
-			if r.words != "" {
-				words = " (" + r.words + ")"
+		if !ok {
+			continue
+		}
+		words := ""
+		if r.words != "" {
+			words = " (" + r.words + ")"
+		}
+		if fv.CanFloat() {
+			// Written so that NaN fails too (JSON has none, but a Go caller might).
+			if x := fv.Float(); !(x >= r.fmin && x <= r.fmax) {
+				return rejected(code, prefix+name, "%s must be from %g to %g%s, got %g", name, r.fmin, r.fmax, words, x)
 			}
+			continue
+		}
+		if n := fv.Int(); n < r.min || n > r.max {
 			return rejected(code, prefix+name, "%s must be from %d to %d%s, got %d", name, r.min, r.max, words, n)
 		}
 	}
@@ -245,6 +275,9 @@ func validateSettings(s Settings, bound string) error {
 	default:
 		return invalid("language", "language must be en or zh-CN, not %q", s.Language)
 	}
+	if !s.Capture.Valid() {
+		return invalid("capture", "capture must be %s, not %q", words(proxy.CaptureModes, " or "), s.Capture)
+	}
 	if err := checkRanges(codeInvalidSetting, "", s); err != nil {
 		return err
 	}
@@ -255,6 +288,9 @@ func validateSettings(s Settings, bound string) error {
 		if err := validOverrides(p.field, p.o); err != nil {
 			return err
 		}
+	}
+	if err := validPriceRows("prices", s.Prices); err != nil {
+		return err
 	}
 	return nil
 }

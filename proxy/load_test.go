@@ -117,14 +117,27 @@ func TestConcurrentStreams(t *testing.T) {
 
 // BenchmarkProxyNonStream: one non-streamed request through the proxy to
 // a fake upstream over loopback, with a Claude Code–sized body.
-func BenchmarkProxyNonStream(b *testing.B) {
+func BenchmarkProxyNonStream(b *testing.B) { benchProxyNonStream(b, CaptureOff) }
+
+// BenchmarkProxyNonStreamCapture is BenchmarkProxyNonStream with the
+// capture setting on (docs/BEHAVIOUR.md#capture-and-resend): "errors" tees
+// every answer and drops the copy of a success, "all" keeps it on the
+// record. Redacting, compressing and storing happen off the request path
+// and are not measured here.
+func BenchmarkProxyNonStreamCapture(b *testing.B) {
+	for _, m := range []CaptureMode{CaptureErrors, CaptureAll} {
+		b.Run(string(m), func(b *testing.B) { benchProxyNonStream(b, m) })
+	}
+}
+
+func benchProxyNonStream(b *testing.B, capture CaptureMode) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		proxytest.Serve(w, r, proxytest.AnthropicMessage("hello", 12, 34))
 	}))
 	defer up.Close()
 	srv := New(Options{Breakers: breaker.NewSet(breaker.Config{}, nil), Logger: zerolog.Nop()})
-	srv.Update(Config{Endpoints: []Endpoint{ep(1, "a", up.URL)}})
+	srv.Update(Config{Endpoints: []Endpoint{ep(1, "a", up.URL)}, Capture: capture})
 	front := httptest.NewServer(srv)
 	defer front.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}

@@ -52,6 +52,15 @@ type Record struct {
 	Attempts       []Attempt `json:"attempts"`
 	// Usage is the sum of the attempts' usage; nil when none counted any.
 	Usage *Usage `json:"usage,omitempty"`
+	// ResentFrom is the log row this request resends (an Internal request
+	// from the admin API); 0 for a client's own.
+	ResentFrom int64 `json:"resent_from,omitempty"`
+	// Capture is what the client sent and got, when the capture setting
+	// keeps this request (docs/BEHAVIOUR.md#capture-and-resend); raw, to be
+	// redacted off the request path.
+	Capture *Capture `json:"-"`
+	// Tag is the tag of an Internal request, for its sender.
+	Tag any `json:"-"`
 }
 
 // Routing is the routing decision of a request.

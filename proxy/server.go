@@ -106,13 +106,24 @@ const PausedMessage = "ccmesh is paused: resume it from the tray or the window t
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &Record{Time: start, Path: r.URL.Path}
+	snap := s.snap.Load()
+	var (
+		cw *captureWriter // tees the answer when the capture setting is on
+		q  *request
+	)
+	if snap != nil && snap.cfg.Capture.on() {
+		cw = &captureWriter{ResponseWriter: w, limit: snap.cfg.CaptureBodyCap}
+		w = cw
+	}
 	defer func() {
 		rec.DurationMs = time.Since(start).Milliseconds()
+		if cw != nil {
+			rec.Capture = cw.capture(r, q, rec, snap.cfg.Capture, snap.secrets)
+		}
 		if s.sink != nil {
 			s.sink.Log(rec)
 		}
 	}()
-	snap := s.snap.Load()
 	shape := shapeOfRequest(r)
 	fail := func(status int, msg string) {
 		rec.Status, rec.Error = status, msg
@@ -123,7 +134,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusServiceUnavailable, "ccmesh is starting: no configuration loaded yet; retry in a moment")
 		return
 	}
-	tokenOK := clientTokenOK(r, snap.cfg.ClientToken)
+	mark, internal := internalOf(r.Context())
+	if internal {
+		rec.Tag, rec.ResentFrom = mark.tag, resentFrom(r.Header)
+	}
+	tokenOK := internal || clientTokenOK(r, snap.cfg.ClientToken)
 	// On a non-loopback listener a client that holds the token may name
 	// the host however its network does; without the token the
 	// DNS-rebinding guard decides (docs/BEHAVIOUR.md#safety).
@@ -160,7 +175,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
 		return
 	}
-	q := &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.index(), shape: proto.shape(), start: start}
+	q = &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.index(), shape: proto.shape(), start: start}
 	q.serve()
 	if q.abort {
 		// As httputil.ReverseProxy does: net/http closes the connection

@@ -127,7 +127,7 @@ func TestOpenBacksUpBeforePendingMigration(t *testing.T) {
 	if _, err := p.UpTo(t.Context(), 1); err != nil {
 		t.Fatalf("migrate to version 1: %v", err)
 	}
-	mustCreate(t, older, endpointPatch("kept"))
+	createOld(t, old, "kept")
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}

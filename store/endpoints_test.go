@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ func TestCreateEndpointDefaults(t *testing.T) {
 	want := Endpoint{
 		ID: a.ID, Name: "alpha", BaseURL: "https://relay.example/api", APIKey: "sk-secret",
 		Protocol: "anthropic", Auth: "", Models: []string{}, ModelMap: map[string]string{},
-		Enabled: true, SortOrder: 0, BreakerOverrides: json.RawMessage("{}"),
+		Enabled: true, SortOrder: 0, BreakerOverrides: json.RawMessage("{}"), PriceMultiplier: 1,
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 	}
 	if !reflect.DeepEqual(a, want) {
@@ -397,5 +398,60 @@ func TestSetOrder(t *testing.T) {
 				t.Errorf("list order = %v, want %v", got, tc.wantNames)
 			}
 		})
+	}
+}
+
+// docs/BEHAVIOUR.md#cost: an endpoint's price multiplier is stored and
+// changed like its other fields, and an update that leaves it out keeps it.
+func TestEndpointPriceMultiplier(t *testing.T) {
+	db := openTestDB(t)
+	p := endpointPatch("relay")
+	p.PriceMultiplier = ptr(0.3)
+	e := mustCreate(t, db, p)
+	if e.PriceMultiplier != 0.3 {
+		t.Fatalf("created with price_multiplier %v, want 0.3", e.PriceMultiplier)
+	}
+	e, err := db.UpdateEndpoint(t.Context(), e.ID, EndpointPatch{Enabled: ptr(false)})
+	if err != nil || e.PriceMultiplier != 0.3 {
+		t.Fatalf("after an update without it: %v, %v; want 0.3 kept", e.PriceMultiplier, err)
+	}
+	if e, err = db.UpdateEndpoint(t.Context(), e.ID, EndpointPatch{PriceMultiplier: ptr(2.5)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.GetEndpoint(t.Context(), e.ID); err != nil || got.PriceMultiplier != 2.5 {
+		t.Errorf("read back %v, %v; want 2.5", got.PriceMultiplier, err)
+	}
+}
+
+// priceMultiplierMigration is the version of 0000N_price_multiplier.sql.
+const priceMultiplierMigration = 6
+
+// Endpoints stored before the price multiplier cost their listed price.
+func TestMigratePriceMultiplier(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ccmesh.db")
+	if _, err := prepareFile(path); err != nil {
+		t.Fatal(err)
+	}
+	old := rawOpen(t, dsn(path, openOptions{busyTimeout: time.Second}))
+	older := &DB{sql: old, path: path, writeSem: make(chan struct{}, 1)}
+	prev := sourceBefore(t, older, priceMultiplierMigration)
+	p, err := older.newMigrator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(t.Context(), prev); err != nil {
+		t.Fatalf("migrate to version %d: %v", prev, err)
+	}
+	createOld(t, old, "before")
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db := openAt(t, path)
+	list, err := db.ListEndpoints(t.Context())
+	if err != nil || len(list) != 1 {
+		t.Fatalf("endpoints after the migration: %v, %v", list, err)
+	}
+	if list[0].PriceMultiplier != 1 {
+		t.Errorf("price_multiplier of an endpoint from before = %v, want 1", list[0].PriceMultiplier)
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -118,4 +119,48 @@ func newPatchWith(edit func(p *EndpointPatch)) EndpointPatch {
 	p := endpointPatch("new")
 	edit(&p)
 	return p
+}
+
+// v1EndpointColumns are the endpoint columns of schema version 1, which
+// every later version keeps.
+const v1EndpointColumns = `id, name, base_url, api_key, protocol, auth, models, model_map,
+	enabled, fast, fast_sort_order, sort_order, breaker_overrides, created_at, updated_at`
+
+// createOld adds an endpoint named name to a database at an older schema
+// version, through the columns every version has: this package's writes
+// know only the current schema.
+func createOld(t *testing.T, db *sql.DB, name string) {
+	t.Helper()
+	if _, err := db.ExecContext(t.Context(), `INSERT INTO endpoints (name, base_url, api_key, protocol,
+		created_at, updated_at) VALUES (?, ?, ?, 'anthropic', 1, 1)`,
+		name, "https://"+name+".example/api", "sk-"+name); err != nil {
+		t.Fatalf("insert endpoint %s: %v", name, err)
+	}
+}
+
+// oldEndpoints lists the endpoints of db by the columns every schema
+// version has, in id order, one line each.
+func oldEndpoints(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), `SELECT `+v1EndpointColumns+` FROM endpoints ORDER BY id`)
+	if err != nil {
+		t.Fatalf("list endpoints: %v", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, 15)
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("scan endpoint: %v", err)
+		}
+		out = append(out, fmt.Sprint(vals...))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

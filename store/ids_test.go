@@ -144,7 +144,7 @@ func TestMigrateEndpointIDsAutoincrement(t *testing.T) {
 		t.Fatalf("migrate to version %d: %v", prev, err)
 	}
 	for _, name := range []string{"a", "b", "c"} {
-		mustCreate(t, older, endpointPatch(name))
+		createOld(t, old, name)
 	}
 	if err := older.DeleteEndpoint(t.Context(), 3); err != nil {
 		t.Fatal(err)
@@ -165,10 +165,7 @@ func TestMigrateEndpointIDsAutoincrement(t *testing.T) {
 	if _, err := old.ExecContext(t.Context(), `INSERT INTO request_logs (at, endpoint_id, endpoint) VALUES (1, 6, 'gone too')`); err != nil {
 		t.Fatal(err)
 	}
-	before, err := older.ListEndpoints(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := oldEndpoints(t, old)
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +181,7 @@ func TestMigrateEndpointIDsAutoincrement(t *testing.T) {
 	if !strings.Contains(schema, "AUTOINCREMENT") {
 		t.Errorf("endpoints after the migration:\n%s\nwant AUTOINCREMENT", schema)
 	}
-	after, err := db.ListEndpoints(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(after) != fmt.Sprint(before) {
+	if after := oldEndpoints(t, db.sql); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("endpoints changed by the migration\nbefore %+v\nafter  %+v", before, after)
 	}
 	if got := referencing(t, db.sql); fmt.Sprint(got) != fmt.Sprint(refs) {

@@ -19,7 +19,7 @@ const (
 
 const logColumns = `id, at, protocol, path, model_asked, model_forwarded, explicit,
 	endpoint_id, endpoint, status, attempts, duration_ms, ttfb_ms, stream, stream_end,
-	tokens_in, tokens_out, sent_upstream, client_gone, error, routing, history`
+	tokens_in, tokens_out, sent_upstream, client_gone, error, routing, history, resent_from`
 
 // ListLogs returns request logs newest first (by id). nextBefore is the id
 // to pass as LogFilter.Before for the next page, or 0 on the last page.
@@ -93,14 +93,16 @@ func scanLog(s scanner) (RequestLog, error) {
 		r                RequestLog
 		at               int64
 		routing, history sql.NullString
+		resentFrom       sql.NullInt64
 	)
 	err := s.Scan(&r.ID, &at, &r.Protocol, &r.Path, &r.ModelAsked, &r.ModelForwarded, &r.Explicit,
 		&r.EndpointID, &r.Endpoint, &r.Status, &r.Attempts, &r.DurationMs, &r.TTFBMs, &r.Stream,
 		&r.StreamEnd, &r.TokensIn, &r.TokensOut, &r.SentUpstream, &r.ClientGone, &r.Error,
-		&routing, &history)
+		&routing, &history, &resentFrom)
 	if err != nil {
 		return RequestLog{}, err
 	}
+	r.ResentFrom = resentFrom.Int64
 	r.At = fromMillis(at)
 	// A nil interface, not a nil RawMessage inside one, so that omitempty
 	// leaves the field out.
@@ -206,12 +208,19 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 // insertLogs writes a batch in one transaction and sets each row's ID.
 // routing and history hold the pre-encoded JSON (nil for NULL), by index.
 func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, history [][]byte) error {
+	return db.insertBatch(ctx, batch, routing, history, nil, DefaultCaptureTotal)
+}
+
+// insertBatch is insertLogs with the rows' encoded captures (nil for none),
+// by index, kept within captureTotal bytes in all.
+func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, history [][]byte,
+	captures []*storedCapture, captureTotal int64) error {
 	return db.write(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO request_logs (at, protocol, path,
 			model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
 			duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
-			client_gone, error, routing, history)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			client_gone, error, routing, history, resent_from)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -221,6 +230,7 @@ func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, histo
 			return err
 		}
 		defer usage.close()
+		var capStmt *sql.Stmt // prepared at the batch's first capture
 		for i := range batch {
 			r := &batch[i]
 			if r.At.IsZero() {
@@ -229,12 +239,24 @@ func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, histo
 			res, err := stmt.ExecContext(ctx, r.At.UnixMilli(), r.Protocol, r.Path, r.ModelAsked,
 				r.ModelForwarded, r.Explicit, r.EndpointID, r.Endpoint, r.Status, r.Attempts,
 				r.DurationMs, r.TTFBMs, r.Stream, r.StreamEnd, r.TokensIn, r.TokensOut,
-				r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[i]), nullJSON(history[i]))
+				r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[i]), nullJSON(history[i]),
+				sql.NullInt64{Int64: r.ResentFrom, Valid: r.ResentFrom > 0})
 			if err != nil {
 				return err
 			}
 			if r.ID, err = res.LastInsertId(); err != nil {
 				return err
+			}
+			if i < len(captures) && captures[i] != nil {
+				if capStmt == nil {
+					if capStmt, err = tx.PrepareContext(ctx, insertCaptureSQL); err != nil {
+						return err
+					}
+					defer capStmt.Close()
+				}
+				if err := insertCapture(ctx, capStmt, r.ID, captures[i]); err != nil {
+					return err
+				}
 			}
 			for j := range r.Usage {
 				if err := usage.add(ctx, r.At, &r.Usage[j]); err != nil {
@@ -245,6 +267,9 @@ func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, histo
 			// between rows lets request goroutines run instead of queueing
 			// behind a whole batch when ccmesh has one core to itself.
 			runtime.Gosched()
+		}
+		if capStmt != nil {
+			return trimCaptures(ctx, tx, captureTotal)
 		}
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/rs/zerolog"
 )
 
@@ -45,6 +46,13 @@ type LogWriterOptions struct {
 	// Logger reports failed writes and prunes, each with a stable "code"
 	// field (LOG-001 …); the zero Logger is silent.
 	Logger zerolog.Logger
+	// CaptureTotalBytes caps what all captures store together, the oldest
+	// dropped first; 0 means DefaultCaptureTotal.
+	CaptureTotalBytes int64
+	// CaptureQueueBytes bounds the captures waiting in the queue (their
+	// Size); a row that would pass it is queued without its capture, which
+	// CapturesDropped counts. 0 means 64 MiB.
+	CaptureQueueBytes int64
 }
 
 func (o *LogWriterOptions) setDefaults() {
@@ -59,6 +67,12 @@ func (o *LogWriterOptions) setDefaults() {
 	}
 	if o.PruneInterval <= 0 {
 		o.PruneInterval = time.Minute
+	}
+	if o.CaptureTotalBytes <= 0 {
+		o.CaptureTotalBytes = DefaultCaptureTotal
+	}
+	if o.CaptureQueueBytes <= 0 {
+		o.CaptureQueueBytes = defaultCaptureQueue
 	}
 }
 
@@ -84,6 +98,11 @@ type LogWriter struct {
 
 	dropped atomic.Uint64
 	failed  atomic.Uint64
+	// capQueued is the Size of the captures in the queue; capDropped
+	// counts captures left out for the queue's byte budget.
+	capQueued  atomic.Int64
+	capDropped atomic.Uint64
+	zenc       *zstd.Encoder // the writer goroutine's; made at its first capture
 }
 
 // NewLogWriter starts a writer over db. Close it before closing db.
@@ -109,6 +128,16 @@ func NewLogWriter(db *DB, opts LogWriterOptions) *LogWriter {
 // closed. The writer owns r from here; Routing and History are marshalled
 // to JSON on its goroutine, so they must not be changed after the call.
 func (w *LogWriter) Enqueue(r RequestLog) bool {
+	if r.Capture != nil {
+		// Captures are bounded in bytes as rows are in number: past the
+		// budget the row goes without its capture, never waiting.
+		size := int64(r.Capture.Size())
+		if w.capQueued.Add(size) > w.opts.CaptureQueueBytes {
+			w.capQueued.Add(-size)
+			w.capDropped.Add(1)
+			r.Capture = nil
+		}
+	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if !w.closed {
@@ -119,8 +148,18 @@ func (w *LogWriter) Enqueue(r RequestLog) bool {
 		}
 	}
 	w.dropped.Add(1)
+	if r.Capture != nil {
+		w.capQueued.Add(-int64(r.Capture.Size()))
+	}
+	if r.Done != nil {
+		r.Done(0)
+	}
 	return false
 }
+
+// CapturesDropped counts captures left out because the queue held too
+// many capture bytes already (their rows were queued without them).
+func (w *LogWriter) CapturesDropped() uint64 { return w.capDropped.Load() }
 
 // Dropped counts rows Enqueue refused (queue full or writer closed).
 func (w *LogWriter) Dropped() uint64 { return w.dropped.Load() }
@@ -154,6 +193,11 @@ func (w *LogWriter) Close(ctx context.Context) error {
 func (w *LogWriter) run() {
 	defer close(w.done)
 	defer w.cancel()
+	defer func() {
+		if w.zenc != nil {
+			w.zenc.Close()
+		}
+	}()
 
 	// pruneAt fires PruneInterval after the first batch written since the
 	// last prune; while nothing is written it is stopped.
@@ -220,12 +264,29 @@ func (w *LogWriter) drain(batch []RequestLog) {
 func (w *LogWriter) write(batch []RequestLog) {
 	routing := make([][]byte, len(batch))
 	history := make([][]byte, len(batch))
+	var captures []*storedCapture
 	for i := range batch {
 		routing[i] = w.encode(batch[i].Routing, "routing")
 		history[i] = w.encode(batch[i].History, "history")
+		if batch[i].Capture != nil {
+			if captures == nil {
+				captures = make([]*storedCapture, len(batch))
+			}
+			captures[i] = w.encodeCapture(batch[i].Capture)
+		}
 		runtime.Gosched() // as in insertLogs: no burst holds the only P
 	}
-	if err := w.db.insertLogs(w.ctx, batch, routing, history); err != nil {
+	err := w.db.insertBatch(w.ctx, batch, routing, history, captures, w.opts.CaptureTotalBytes)
+	for i := range batch {
+		if r := &batch[i]; r.Done != nil {
+			id := r.ID
+			if err != nil {
+				id = 0
+			}
+			r.Done(id)
+		}
+	}
+	if err != nil {
 		// Logged before it is counted: whoever sees the count finds the line.
 		w.log.Error().Err(err).Str("code", "LOG-001").Int("rows", len(batch)).Msg("write request logs: rows lost")
 		w.failed.Add(uint64(len(batch)))
@@ -237,6 +298,26 @@ func (w *LogWriter) write(batch []RequestLog) {
 	if w.opts.OnWrite != nil {
 		w.opts.OnWrite(batch)
 	}
+}
+
+// encodeCapture makes src's capture and compresses it, on the writer's
+// goroutine (docs/BEHAVIOUR.md#capture-and-resend). A capture that cannot
+// be encoded is logged and left out; its row is still written.
+func (w *LogWriter) encodeCapture(src CaptureSource) *storedCapture {
+	defer w.capQueued.Add(-int64(src.Size()))
+	c := src.Capture()
+	if c == nil {
+		return nil
+	}
+	if w.zenc == nil {
+		w.zenc = newEncoder()
+	}
+	s, err := encodeCapture(w.zenc, c)
+	if err != nil {
+		w.log.Error().Err(err).Str("code", "LOG-002").Str("field", "capture").Msg("encode request log")
+		return nil
+	}
+	return s
 }
 
 // encode marshals a Routing or History value; nil (or JSON null) is stored

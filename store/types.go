@@ -24,14 +24,16 @@ type Endpoint struct {
 	FastSortOrder    int               `json:"fast_sort_order"`
 	SortOrder        int               `json:"sort_order"`
 	BreakerOverrides json.RawMessage   `json:"breaker_overrides"` // a JSON object; {} when none
+	PriceMultiplier  float64           `json:"price_multiplier"`  // scales the cost of its answers (docs/BEHAVIOUR.md#cost)
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
 
 // EndpointPatch is the input of CreateEndpoint and UpdateEndpoint, decoded
 // from the admin API's JSON. Nil fields are left out: on create the endpoint
-// is enabled, last in the list (and in the fast queue if fast), with the zero
-// value of every other field left out; on update they keep the stored value.
+// is enabled, with price_multiplier 1, last in the list (and in the fast
+// queue if fast), with the zero value of every other field left out; on
+// update they keep the stored value.
 // The app sets docs/BEHAVIOUR.md#endpoints's other defaults before a create.
 type EndpointPatch struct {
 	Name             *string            `json:"name"`
@@ -46,6 +48,7 @@ type EndpointPatch struct {
 	FastSortOrder    *int               `json:"fast_sort_order" range:"0,1000000"` // up to MaxSortOrder
 	SortOrder        *int               `json:"sort_order" range:"0,1000000"`
 	BreakerOverrides *json.RawMessage   `json:"breaker_overrides"`
+	PriceMultiplier  *float64           `json:"price_multiplier" range:"0.001,1000"` // default 1
 }
 
 // BreakerState is a breaker's persisted state (docs/BEHAVIOUR.md#breaker-persistence).
@@ -102,6 +105,15 @@ type RequestLog struct {
 	// Usage is what the row adds to the statistics, written with it in
 	// the same transaction; never read back.
 	Usage []UsageDelta `json:"-"`
+	// ResentFrom is the row this request resent
+	// (docs/BEHAVIOUR.md#capture-and-resend); 0 (NULL) for a client's own.
+	ResentFrom int64 `json:"resent_from,omitempty"`
+	// Capture, when set, is stored with the row; Done, when set, is
+	// called once on the writer's goroutine with the row's id once it is
+	// written, or 0 when it is lost (dropped or its batch failed). Neither
+	// is read back.
+	Capture CaptureSource  `json:"-"`
+	Done    func(id int64) `json:"-"`
 }
 
 // LogFilter selects request logs, newest first.

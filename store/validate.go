@@ -123,6 +123,11 @@ func checkAPIKey(e *Endpoint) *ValidationError {
 	return nil
 }
 
+// CheckModelPattern says what is wrong with model pattern p, or "" when it
+// is one: the same rule as an endpoint's models and model_map keys, for the
+// app's other patterns (docs/BEHAVIOUR.md#cost).
+func CheckModelPattern(p string) string { return checkModelPattern(p) }
+
 // checkModelPattern allows '*' as the only wildcard: path.Match also knows
 // '?', '[...]' and '\', which model names never mean.
 func checkModelPattern(p string) string {

@@ -6,7 +6,10 @@ test.describe('endpoints', () => {
     const secret = 'sk-ant-e2e-SECRET-0123456789-abcd';
     const page = await openUI();
 
+    // A first run opens on the dashboard's welcome, which leads to the add form.
+    await expect(page.getByTestId('dashboard-welcome')).toBeVisible();
     await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect(page.getByRole('tab', { name: 'Endpoints' })).toHaveAttribute('aria-selected', 'true');
     const form = page.getByRole('form', { name: 'Add endpoint' });
     await form.getByLabel('Name', { exact: true }).fill('relay-one');
     await form.getByLabel('Base URL').fill(up.url);
@@ -63,7 +66,7 @@ test.describe('endpoints', () => {
   test('test and fetch models show their results on the card', async ({ ccmesh, openUI, upstream }) => {
     const up = await upstream('ok');
     await ccmesh.addEndpoint({ name: 'fetchy', base_url: up.url, api_key: 'sk-fetch-1111' });
-    const page = await openUI();
+    const page = await openUI('#/endpoints');
     const card = page.getByTestId('endpoint-card-fetchy');
     await card.getByRole('button', { name: 'Test' }).click();
     await expect(card.getByRole('status')).toContainText(/OK 200 in \d+ ms/);

@@ -7,7 +7,7 @@ test.describe('health, live', () => {
   test('force open turns the badge unhealthy, force close turns it healthy, without reload', async ({ ccmesh, openUI, upstream }) => {
     const up = await upstream('ok');
     await ccmesh.addEndpoint({ name: 'manual', base_url: up.url });
-    const page = await openUI();
+    const page = await openUI('#/endpoints');
     const card = page.getByTestId('endpoint-card-manual');
     const badge = card.getByTestId('status-badge');
     await expect(badge).toHaveText('healthy');
@@ -27,7 +27,7 @@ test.describe('health, live', () => {
   test('changes made elsewhere (force open, force close, a new endpoint) arrive through /api/events within a second', async ({ ccmesh, openUI, upstream }) => {
     const up = await upstream('ok');
     const ep = await ccmesh.addEndpoint({ name: 'remote', base_url: up.url });
-    const page = await openUI();
+    const page = await openUI('#/endpoints');
     const card = page.getByTestId('endpoint-card-remote');
     await expect(card.getByTestId('status-badge')).toHaveText('healthy');
 
@@ -48,7 +48,7 @@ test.describe('health, live', () => {
     const good = await upstream('ok');
     await ccmesh.addEndpoint({ name: 'limited', base_url: limited.url });
     await ccmesh.addEndpoint({ name: 'good', base_url: good.url });
-    const page = await openUI();
+    const page = await openUI('#/endpoints');
     const card = page.getByTestId('endpoint-card-limited');
     await expect(card.getByTestId('status-badge')).toHaveText('healthy');
 
@@ -66,7 +66,7 @@ test.describe('health, live', () => {
   test('reconnects by itself after the server restarts', async ({ ccmesh, openUI, upstream }) => {
     const up = await upstream('ok');
     await ccmesh.addEndpoint({ name: 'before', base_url: up.url });
-    const page = await openUI();
+    const page = await openUI('#/endpoints');
     await expect(page.getByTestId('endpoint-card-before')).toBeVisible();
 
     const port = ccmesh.port;

@@ -3,7 +3,7 @@ import { expect, test } from './fixtures';
 test('switching to Chinese changes the labels, and the choice is kept', async ({ ccmesh, openUI, upstream }) => {
   const up = await upstream('ok');
   await ccmesh.addEndpoint({ name: 'zh', base_url: up.url });
-  const page = await openUI();
+  const page = await openUI('#/endpoints');
   await expect(page.getByRole('tab', { name: 'Endpoints' })).toBeVisible();
   await expect(page.getByTestId('status-badge')).toHaveText('healthy');
 

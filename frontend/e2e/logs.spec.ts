@@ -61,8 +61,8 @@ test('the timeline tags a translated attempt and says why another protocol’s e
   const detail = page.getByTestId('log-detail');
   const attempts = detail.getByTestId('attempt');
   await expect(attempts.first()).toContainText('chat-relay');
-  await expect(attempts.first().getByTestId('attempt-translation')).toHaveText('anthropic → openai-chat');
+  await expect(attempts.first().getByTestId('attempt-translation')).toHaveText('Anthropic → OpenAI Chat');
   await expect(attempts.last()).toContainText('claude');
   await expect(attempts.last().getByTestId('attempt-translation')).toHaveCount(0);
-  await expect(detail.getByTestId('routing-excluded')).toContainText('codex-relay speaks openai-responses; model not named');
+  await expect(detail.getByTestId('routing-excluded')).toContainText('codex-relay speaks OpenAI Responses; model not named');
 });

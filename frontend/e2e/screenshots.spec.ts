@@ -4,8 +4,10 @@ import { join, resolve } from 'node:path';
 import { ARTIFACTS, expect, test } from './fixtures';
 
 const SCREENS = [
+  { tab: 'Dashboard', file: 'dashboard' },
   { tab: 'Endpoints', file: 'endpoints' },
   { tab: 'Fast queue', file: 'fast-queue' },
+  { tab: 'Routing', file: 'routing' },
   { tab: 'Logs', file: 'logs' },
   { tab: 'Stats', file: 'stats' },
   { tab: 'Settings', file: 'settings' },
@@ -38,6 +40,12 @@ test('screenshots of each screen in light and dark', async ({ ccmesh, openUI, up
         await expect(page.getByTestId('attempt').first()).toBeVisible();
       }
       if (s.file === 'stats') await expect(page.getByTestId('stats-chart').locator('svg').first()).toBeVisible();
+      if (s.file === 'dashboard') await expect(page.getByTestId('dash-chart').locator('svg').first()).toBeVisible();
+      if (s.file === 'routing') {
+        await page.getByLabel('Model').fill('claude-3-5-haiku-latest');
+        await page.getByRole('button', { name: 'Explain' }).click();
+        await expect(page.getByTestId('route-result')).toBeVisible();
+      }
       await page.waitForTimeout(300); // let the chart and transitions settle before the picture
       await page.screenshot({ path: join(ARTIFACTS, `${s.file}-${scheme}.png`), fullPage: true });
     }

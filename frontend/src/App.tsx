@@ -4,28 +4,37 @@ import { EndpointsPanel } from './components/EndpointsPanel';
 import { FastQueuePanel } from './components/FastQueuePanel';
 import { Header } from './components/Header';
 import { LogsPanel } from './components/LogsPanel';
+import { RoutingPanel } from './components/RoutingPanel';
 import { SettingsPanel } from './components/SettingsPanel';
 import { useAppData } from './hooks/useAppData';
 import { pickLanguage } from './i18n';
 
-// The chart library is most of the bundle; load it when Stats is opened.
+// The chart library is most of the bundle; it loads with the first screen that draws a chart.
+const Dashboard = lazy(() => import('./components/Dashboard').then((m) => ({ default: m.Dashboard })));
 const StatsPanel = lazy(() => import('./components/StatsPanel').then((m) => ({ default: m.StatsPanel })));
 
-const TABS = ['endpoints', 'queue', 'logs', 'stats', 'settings'] as const;
+const TABS = ['dashboard', 'endpoints', 'queue', 'routing', 'logs', 'stats', 'settings'] as const;
 type Tab = (typeof TABS)[number];
 
-function tabFromHash(): Tab {
-  const h = window.location.hash.replace(/^#\/?/, '');
-  return (TABS as readonly string[]).includes(h) ? (h as Tab) : 'endpoints';
+/** Where the page is: a tab and what in it, `#/logs/42` the timeline of request 42. */
+interface Route {
+  tab: Tab;
+  arg: string;
+}
+
+function routeFromHash(): Route {
+  const [tab = '', arg = ''] = window.location.hash.replace(/^#\/?/, '').split('/');
+  return (TABS as readonly string[]).includes(tab) ? { tab: tab as Tab, arg } : { tab: 'dashboard', arg: '' };
 }
 
 export function App({ unauthorized }: { unauthorized: boolean }) {
   const { t, i18n } = useTranslation();
   const { settings, loadError, connected } = useAppData();
-  const [tab, setTab] = useState<Tab>(tabFromHash);
+  const [route, setRoute] = useState<Route>(routeFromHash);
+  const tab = route.tab;
 
   useEffect(() => {
-    const on = () => setTab(tabFromHash());
+    const on = () => setRoute(routeFromHash());
     window.addEventListener('hashchange', on);
     return () => window.removeEventListener('hashchange', on);
   }, []);
@@ -40,10 +49,11 @@ export function App({ unauthorized }: { unauthorized: boolean }) {
     document.documentElement.lang = i18n.language;
   }, [i18n.language]);
 
-  const go = (next: Tab) => {
-    setTab(next);
+  const go = (next: Tab, arg = '') => {
+    setRoute({ tab: next, arg });
     window.history.replaceState(null, '', `#/${next}`);
   };
+  const openLog = route.tab === 'logs' && /^\d+$/.test(route.arg) ? Number(route.arg) : undefined;
 
   return (
     <div className="app">
@@ -61,9 +71,15 @@ export function App({ unauthorized }: { unauthorized: boolean }) {
         </div>
       </nav>
       <main id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`}>
-        {tab === 'endpoints' && <EndpointsPanel />}
+        {tab === 'dashboard' && (
+          <Suspense fallback={<p>{t('common.loading')}</p>}>
+            <Dashboard onAddEndpoint={() => go('endpoints', 'add')} />
+          </Suspense>
+        )}
+        {tab === 'endpoints' && <EndpointsPanel startAdding={route.arg === 'add'} />}
         {tab === 'queue' && <FastQueuePanel />}
-        {tab === 'logs' && <LogsPanel />}
+        {tab === 'routing' && <RoutingPanel />}
+        {tab === 'logs' && <LogsPanel openId={openLog} />}
         {tab === 'stats' && (
           <Suspense fallback={<p>{t('common.loading')}</p>}>
             <StatsPanel />

@@ -26,3 +26,32 @@ export function formatClock(iso: string | null | undefined, lang: string): strin
   if (Number.isNaN(d.getTime())) return iso;
   return d.toLocaleTimeString(lang, { hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3 });
 }
+
+/** A count with the language's digit grouping. */
+export function formatNumber(n: number, lang: string): string {
+  return new Intl.NumberFormat(lang).format(n);
+}
+
+/** A large count shortened (12.3K, 1.2M; 1.2万 in Chinese), exact below 10,000. */
+export function formatCompact(n: number, lang: string): string {
+  return Math.abs(n) < 10_000 ? formatNumber(n, lang) : new Intl.NumberFormat(lang, { notation: 'compact', maximumFractionDigits: 1 }).format(n);
+}
+
+/** US dollars: cents, or four decimals for amounts under a cent. */
+export function formatUSD(v: number, lang: string): string {
+  const small = v !== 0 && Math.abs(v) < 0.01;
+  return new Intl.NumberFormat(lang, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: small ? 4 : 2 }).format(v);
+}
+
+/** The label of a chart slot: time of day for minute and hour buckets, the date for day buckets. */
+export function formatSlot(t: number, bucket: 'minute' | 'hour' | 'day', lang: string): string {
+  const d = new Date(t);
+  return bucket === 'day'
+    ? d.toLocaleDateString(lang, { month: 'numeric', day: 'numeric' })
+    : d.toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit', hour12: false });
+}
+
+/** A short dollar amount for a chart axis: two significant digits ($0.00012, $1.5, $120). */
+export function formatUSDShort(v: number, lang: string): string {
+  return new Intl.NumberFormat(lang, { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 }).format(v);
+}

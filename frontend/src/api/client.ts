@@ -6,6 +6,7 @@ import type {
   ClaudeCodeApplied,
   Endpoint,
   EndpointInput,
+  Explanation,
   FetchModelsReply,
   Health,
   Id,
@@ -13,10 +14,12 @@ import type {
   LogDetail,
   LogPage,
   LogQuery,
+  Protocol,
   Settings,
   StatsReply,
   TestResult,
 } from './types';
+import { statsQueryString, type StatsQuery } from '../stats';
 
 /** An error answered by the API: {"error":{"code","message","field"}}. */
 export class ApiError extends Error {
@@ -68,11 +71,12 @@ export class ApiClient {
     this.onUnauthorized = opts.onUnauthorized;
   }
 
-  private async call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  /** Sends one request with the admin cookie; a non-2xx answer is thrown as an ApiError. */
+  private async send(method: Method, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
     const init: RequestInit = {
       method,
       credentials: 'same-origin',
-      headers: { Accept: 'application/json' },
+      headers: { Accept: accept },
     };
     if (body !== undefined) {
       init.headers = { ...init.headers, 'Content-Type': 'application/json' };
@@ -85,6 +89,11 @@ export class ApiClient {
       if (err.unauthorized) this.onUnauthorized?.();
       throw err;
     }
+    return res;
+  }
+
+  private async call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    const res = await this.send(method, path, body);
     if (res.status === 204) return undefined as T;
     const text = await res.text();
     return (text ? JSON.parse(text) : undefined) as T;
@@ -162,8 +171,28 @@ export class ApiClient {
     return this.call('GET', `/api/breaker-events${qs}`);
   }
 
-  stats(minutes = 60): Promise<StatsReply> {
-    return this.call('GET', `/api/stats?minutes=${minutes}`);
+  /** Statistics buckets (docs/BEHAVIOUR.md#statistics); the default is the last hour in minutes per endpoint. */
+  stats(q: StatsQuery = { minutes: 60 }): Promise<StatsReply> {
+    const qs = statsQueryString(q);
+    return this.call('GET', `/api/stats${qs ? `?${qs}` : ''}`);
+  }
+
+  /** The address of the same rows as CSV. The admin cookie authenticates it like any other call. */
+  statsCsvPath(q: StatsQuery): string {
+    const qs = statsQueryString(q);
+    return `/api/stats.csv${qs ? `?${qs}` : ''}`;
+  }
+
+  /** The same rows as CSV, as a file to save. */
+  async statsCsv(q: StatsQuery): Promise<Blob> {
+    const res = await this.send('GET', this.statsCsvPath(q), undefined, 'text/csv');
+    return res.blob();
+  }
+
+  /** A routing dry run: which endpoints a request of this protocol and model would be offered to, and why not the rest. */
+  route(protocol: Protocol, model: string): Promise<Explanation> {
+    const qs = new URLSearchParams({ protocol, model });
+    return this.call('GET', `/api/route?${qs}`);
   }
 
   settings(): Promise<Settings> {

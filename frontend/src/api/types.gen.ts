@@ -15,6 +15,9 @@ export type BreakerReason = "" | "broken" | "rate_limited" | "quota_exhausted" |
 /** Go: breaker.State */
 export type BreakerState = "closed" | "open" | "half_open";
 
+/** Go: proxy.CaptureMode */
+export type CaptureMode = "off" | "errors" | "all";
+
 /** Go: proxy.ErrorType */
 export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation";
 
@@ -101,6 +104,27 @@ export interface Candidate {
   state: BreakerState;
 }
 
+/** Go: app.CaptureReply */
+export interface CaptureReply {
+  request: CapturedRequest;
+  response: CapturedResponse;
+}
+
+/** Go: app.CapturedRequest */
+export interface CapturedRequest {
+  headers: Record<string, string>;
+  body: string;
+  truncated: boolean;
+}
+
+/** Go: app.CapturedResponse */
+export interface CapturedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  truncated: boolean;
+}
+
 /** Go: app.ClaudeCode */
 export interface ClaudeCode {
   base_url: string;
@@ -132,6 +156,11 @@ export interface Codex {
 export interface CodexApplied {
   config_path: string;
   backup_path: string;
+}
+
+/** Go: app.CurlReply */
+export interface CurlReply {
+  command: string;
 }
 
 /** Go: store.EndpointPatch */
@@ -233,6 +262,7 @@ export interface Info {
   headless: boolean;
   log_rows_dropped: number;
   log_rows_failed: number;
+  captures_dropped: number;
 }
 
 /** Go: app.tsLogPage */
@@ -315,6 +345,19 @@ export interface RequestLog {
   resent_from?: number;
 }
 
+/** Go: app.ResendInput */
+export interface ResendInput {
+  endpoint?: string;
+  stream?: boolean;
+}
+
+/** Go: app.ResendReply */
+export interface ResendReply {
+  log_id: number;
+  status: number;
+  endpoint: string;
+}
+
 /** Go: proxy.Routing */
 export interface Routing {
   strategy: Strategy;
@@ -338,6 +381,7 @@ export interface Settings {
   log_retention_days: number;
   notifications: boolean;
   language: string;
+  capture: CaptureMode;
   prices: PriceRow[];
 }
 

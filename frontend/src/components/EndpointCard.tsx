@@ -6,6 +6,7 @@ import { formatPercent, formatTime } from '../format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Countdown } from './Countdown';
 import { StatusBadge } from './StatusBadge';
+import { protocolLabel } from '../words';
 
 interface Props {
   endpoint: Endpoint;
@@ -62,7 +63,7 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
         {ep.fast && <span className="tag">{t('endpoints.fast')}</span>}
       </header>
       <p className="muted mono">
-        {ep.protocol} · {ep.base_url}
+        {protocolLabel(t, ep.protocol)} · {ep.base_url}
       </p>
       <dl className="figures">
         <div><dt>{t('endpoints.failures')}</dt><dd>{health?.consecutive_failures ?? 0}</dd></div>

@@ -8,11 +8,12 @@ import { EndpointForm } from './EndpointForm';
 
 type Editing = { mode: 'add' } | { mode: 'edit'; id: Id } | null;
 
-export function EndpointsPanel() {
+/** `startAdding` opens the add form at once (the dashboard's welcome leads here). */
+export function EndpointsPanel({ startAdding = false }: { startAdding?: boolean }) {
   const { t } = useTranslation();
   const api = useApi();
   const { endpoints, health, setEndpoints, mergeHealth } = useAppData();
-  const [editing, setEditing] = useState<Editing>(null);
+  const [editing, setEditing] = useState<Editing>(startAdding ? { mode: 'add' } : null);
 
   // The live stream also delivers these changes; refetching here keeps the
   // page right when the stream is down and avoids waiting for it.

@@ -77,8 +77,9 @@ describe('log timeline', () => {
   it('tags each translated attempt with its translation, and none on a pass-through', () => {
     show({ ...log, history: [...log.history!, attempt({ endpoint: 'claude', endpoint_id: 7 })] });
     const attempts = screen.getAllByTestId('attempt');
-    expect(within(attempts[0]).getByTestId('attempt-translation')).toHaveTextContent('anthropic → openai-responses');
-    expect(within(attempts[1]).getByTestId('attempt-translation')).toHaveTextContent('anthropic → openai-chat');
+    expect(within(attempts[0]).getByTestId('attempt-translation')).toHaveTextContent('Anthropic → OpenAI Responses');
+    expect(within(attempts[1]).getByTestId('attempt-translation')).toHaveTextContent('Anthropic → OpenAI Chat');
+    expect(document.body).not.toHaveTextContent('openai-');
     expect(within(attempts[1]).getByTestId('attempt-translation')).toHaveAttribute('title', 'Translated from the client’s protocol to the endpoint’s');
     expect(within(attempts[2]).queryByTestId('attempt-translation')).toBeNull();
   });
@@ -94,7 +95,7 @@ describe('log timeline', () => {
   it('gives every exclusion reason in words, naming the protocol an endpoint speaks', () => {
     show(log);
     expect(reasons()).toEqual([
-      'chat speaks openai-chat; model not named',
+      'chat speaks OpenAI Chat; model not named',
       'gone speaks another protocol; model not named',
       'haiku model not in its list',
       'busy half-open (probe in flight)',
@@ -103,7 +104,7 @@ describe('log timeline', () => {
     expect(screen.getByTestId('routing-candidates')).toHaveTextContent('codex closedgpt half-open');
     // No identifier of the API's closed sets reaches the screen as it came.
     const words = [screen.getByTestId('routing-excluded'), screen.getByTestId('routing-candidates'), ...screen.getAllByTestId('attempt-error')].map((el) => el.textContent).join(' ');
-    for (const raw of ['half_open', 'rate_limited', 'breaker', 'translation']) expect(words).not.toContain(raw);
+    for (const raw of ['half_open', 'rate_limited', 'breaker', 'translation', 'openai-chat']) expect(words).not.toContain(raw);
   });
 
   it('says in words how a retried request was adjusted', () => {
@@ -118,13 +119,13 @@ describe('log timeline', () => {
   it('says it in Chinese too', () => {
     show(log, 'zh-CN');
     expect(reasons()).toEqual([
-      'chat 使用 openai-chat 协议，且未列出该模型',
+      'chat 使用 OpenAI Chat 协议，且未列出该模型',
       'gone 使用其他协议，且未列出该模型',
       'haiku 模型不在其列表中',
       'busy 半开（探测进行中）',
       'slow 熔断（限流）',
     ]);
     expect(within(screen.getAllByTestId('attempt')[0]).getByTestId('attempt-error')).toHaveTextContent('无法用此端点的协议表达该请求');
-    expect(screen.getAllByTestId('attempt-translation')[1]).toHaveTextContent('anthropic → openai-chat');
+    expect(screen.getAllByTestId('attempt-translation')[1]).toHaveTextContent('Anthropic → OpenAI Chat');
   });
 });

@@ -1,31 +1,14 @@
-import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import type { Attempt, Endpoint, Excluded, LogDetail, Protocol } from '../api/types';
+import type { Attempt, Endpoint, LogDetail } from '../api/types';
 import { formatClock } from '../format';
-
-/** A word of one of the API's closed sets in the reader's language; one this UI does not know yet, as it came. */
-function word(t: TFunction, group: string, value: string): string {
-  return t(`${group}.${value}`, { defaultValue: value });
-}
-
-/**
- * Why routing left an endpoint out (docs/BEHAVIOUR.md#candidates): its models, its protocol (another one, the
- * model not named; `protocol` is the endpoint's, when the UI still knows it), or its breaker's state and reason.
- */
-function excludedWhy(t: TFunction, x: Excluded, protocol?: Protocol): string {
-  if (x.reason === 'model') return t('logs.exclusion.model');
-  if (x.reason === 'protocol') return protocol ? t('logs.exclusion.protocol', { protocol }) : t('logs.exclusion.protocolUnknown');
-  const state = x.state ? word(t, 'logs.state', x.state) : t('logs.exclusion.breaker');
-  const why = [x.breaker_reason && word(t, 'reason', x.breaker_reason), x.probe_in_flight && t('logs.probeInFlight')].filter(Boolean);
-  return why.length ? t('logs.stateWhy', { state, why: why.join(t('logs.listSep')) }) : state;
-}
+import { excludedWhy, protocolLabel, translationLabel, word } from '../words';
 
 /** The translation an attempt ran, client protocol → endpoint protocol (docs/BEHAVIOUR.md#translation). */
 function TranslationTag({ name }: { name: string }) {
   const { t } = useTranslation();
   return (
     <span className="tag" data-testid="attempt-translation" title={t('logs.translatedTitle')}>
-      {name.split('→').join(' → ')}
+      {translationLabel(t, name)}
     </span>
   );
 }
@@ -69,9 +52,9 @@ export function LogTimeline({ log, endpoints = [] }: { log: LogDetail; endpoints
   return (
     <div className="timeline-wrap">
       <p className="muted">
-        {log.protocol} {log.path} · {t('logs.asked', { asked: log.model_asked || '—', sent: log.model_forwarded || '—' })}
+        {log.protocol && <>{protocolLabel(t, log.protocol)} </>}{log.path} · {t('logs.asked', { asked: log.model_asked || '—', sent: log.model_forwarded || '—' })}
         {log.explicit && <> · {t('logs.explicit')}</>}
-        {log.stream && <> · {t('logs.stream', { end: log.stream_end || '—' })}</>}
+        {log.stream && <> · {t('logs.stream', { end: log.stream_end ? word(t, 'logs.streamEnd', log.stream_end) : '—' })}</>}
         {log.ttfb_ms > 0 && <> · {t('logs.ttfb', { ms: log.ttfb_ms })}</>}
         {(log.tokens_in > 0 || log.tokens_out > 0) && <> · {t('logs.tokens', { in: log.tokens_in, out: log.tokens_out })}</>}
         {log.client_gone && <> · {t('logs.clientGone')}</>}

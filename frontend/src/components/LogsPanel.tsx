@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../api/context';
 import type { LogDetail, LogQuery, LogRow } from '../api/types';
@@ -18,7 +18,8 @@ function matches(row: LogRow, f: Filters): boolean {
   return !f.model || `${row.model_asked} ${row.model_forwarded}`.includes(f.model);
 }
 
-export function LogsPanel() {
+/** `openId` opens that request's timeline (the dashboard links to `#/logs/<id>`). */
+export function LogsPanel({ openId }: { openId?: number } = {}) {
   const { t, i18n } = useTranslation();
   const api = useApi();
   const { endpoints, subscribeLogs } = useAppData();
@@ -29,6 +30,7 @@ export function LogsPanel() {
   const [page, setPage] = useState<{ items: LogRow[]; next: LogQuery['before'] }>({ items: [], next: null });
   const [error, setError] = useState('');
   const [open, setOpen] = useState<LogDetail | null>(null);
+  const drawer = useRef<HTMLDivElement>(null);
 
   const before = cursors.length ? cursors[cursors.length - 1] : null;
   // State is set in the promise callbacks, never synchronously in the effect that calls this.
@@ -57,6 +59,27 @@ export function LogsPanel() {
       }),
     [subscribeLogs, cursors.length, filters],
   );
+
+  useEffect(() => {
+    if (!openId) return;
+    let live = true;
+    api
+      .logDetail(openId)
+      .then((d) => {
+        if (live) setOpen(d);
+      })
+      .catch((err: unknown) => {
+        if (live) setError(err instanceof Error ? err.message : String(err));
+      });
+    return () => {
+      live = false;
+    };
+  }, [api, openId]);
+
+  // A timeline opened below a long list is brought into view.
+  useEffect(() => {
+    if (open) drawer.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [open]);
 
   const openRow = async (row: LogRow) => {
     try {
@@ -139,7 +162,7 @@ export function LogsPanel() {
         </button>
       </div>
       {open && (
-        <div className="drawer" role="dialog" aria-modal="false" aria-label={t('logs.details', { id: open.id })} data-testid="log-detail">
+        <div ref={drawer} className="drawer" role="dialog" aria-modal="false" aria-label={t('logs.details', { id: open.id })} data-testid="log-detail">
           <div className="panel-head">
             <h3>{t('logs.details', { id: open.id })}</h3>
             <button type="button" onClick={() => setOpen(null)}>{t('logs.close')}</button>

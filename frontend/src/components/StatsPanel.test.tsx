@@ -1,22 +1,84 @@
-import { describe, expect, it } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
 import type { StatBucket } from '../api/types';
-import { pivot } from './StatsPanel';
+import { baseRoutes, endpoint, renderApp, stubEventSource, stubFetch } from '../test/utils';
+import { StatsPanel } from './StatsPanel';
 
-const bucket = (start: string, key: string, requests: number, errors: number): StatBucket => ({
-  start, key, requests, errors, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0,
+const bucket = (start: string, key: string, over: Partial<StatBucket> = {}): StatBucket => ({
+  start, key, requests: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0, ...over,
 });
 
-describe('stats pivot', () => {
-  it('makes one row per minute with request and error columns per endpoint', () => {
-    const got = pivot([
-      bucket('2026-11-30T08:01:00Z', 'b', 3, 1),
-      bucket('2026-11-30T08:00:00Z', 'a', 5, 0),
-      bucket('2026-11-30T08:01:00Z', 'a', 2, 2),
+const now = () => new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
+
+const buckets = [
+  bucket(now(), 'relay.eu', { requests: 4, errors: 1, input: 100, cache_read: 1000, cache_write: 10, output: 50, cost_usd: 0.125 }),
+  bucket(now(), 'backup', { requests: 1, errors: 1, input: 5, output: 1, unpriced: 1 }),
+  bucket(now(), '', { requests: 2, errors: 2 }),
+];
+
+const params = (path: string) => Object.fromEntries(new URLSearchParams(path.split('?')[1] ?? ''));
+
+describe('stats', () => {
+  it('totals each key and the whole range, counting unpriced requests apart', async () => {
+    stubEventSource();
+    const calls = stubFetch({ ...baseRoutes([endpoint({ id: 1, name: 'relay.eu' })]), 'GET /api/stats': { body: { buckets } } });
+    renderApp(<StatsPanel />);
+    const table = await screen.findByTestId('stats-totals');
+    expect(calls.find((c) => c.path.startsWith('/api/stats'))?.path).toBe('/api/stats?minutes=60&group=endpoint');
+    const rows = within(table).getAllByRole('row').slice(1).map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
+    expect(rows).toEqual([
+      ['relay.eu', '4', '1', '25%', '1,110', '1,000', '10', '50', '$0.13', '—'],
+      ['(no endpoint)', '2', '2', '100%', '0', '0', '0', '0', '$0.00', '—'],
+      ['backup', '1', '1', '100%', '5', '0', '0', '1', '—', '1'],
+      ['Total', '7', '4', '57.1%', '1,115', '1,000', '10', '51', '$0.13', '1'],
     ]);
-    expect(got.endpoints).toEqual(['a', 'b']);
-    expect(got.rows).toEqual([
-      { minute: '2026-11-30T08:00:00Z', 'a:req': 5, 'a:err': 0, 'b:req': 0, 'b:err': 0 },
-      { minute: '2026-11-30T08:01:00Z', 'a:req': 2, 'a:err': 2, 'b:req': 3, 'b:err': 1 },
-    ]);
+    expect(screen.getByTestId('stats-unpriced')).toHaveTextContent('1 request in this range has no price; its cost is not counted.');
+    for (const id of ['stats-chart', 'stats-tokens', 'stats-cost', 'stats-error-rate']) expect(screen.getByTestId(id)).toBeInTheDocument();
+  });
+
+  it('asks the chosen range in its bucket size and group, and downloads the same rows as CSV', async () => {
+    stubEventSource();
+    const calls = stubFetch({
+      ...baseRoutes([]),
+      'GET /api/stats': { body: { buckets } },
+      'GET /api/stats.csv': { body: 'start,model\n' },
+    });
+    const user = userEvent.setup();
+    renderApp(<StatsPanel />);
+    await screen.findByTestId('stats-totals');
+
+    await user.selectOptions(screen.getByLabelText('Range'), 'week');
+    await user.selectOptions(screen.getByLabelText('Group by'), 'model');
+    await waitFor(() => expect(params(calls.at(-1)!.path)).toMatchObject({ bucket: 'day', group: 'model' }));
+    const asked = calls.at(-1)!.path;
+    const from = new Date(params(asked).from);
+    expect([from.getHours(), from.getMinutes()]).toEqual([0, 0]);
+    expect(Math.round((Date.now() - from.getTime()) / 86_400_000)).toBeGreaterThanOrEqual(6);
+    expect(await screen.findByText('(no model)')).toBeInTheDocument();
+
+    const link = screen.getByRole('link', { name: 'Download CSV' });
+    expect(link).toHaveAttribute('href', asked.replace('/api/stats?', '/api/stats.csv?'));
+    const created = vi.fn(() => 'blob:csv');
+    vi.stubGlobal('URL', class extends URL {
+      static createObjectURL = created;
+      static revokeObjectURL = vi.fn();
+    });
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+    await user.click(link);
+    await waitFor(() => expect(created).toHaveBeenCalledOnce());
+    const csv = calls.find((c) => c.path.startsWith('/api/stats.csv'))!;
+    expect(csv.path).toBe(asked.replace('/api/stats?', '/api/stats.csv?'));
+    // The saved file, not a navigation: the click on the link itself was taken over.
+    expect(click).toHaveBeenCalledOnce();
+    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('ccmesh-stats-week-model.csv');
+  });
+
+  it('says when the range has no traffic', async () => {
+    stubEventSource();
+    stubFetch({ ...baseRoutes([]), 'GET /api/stats': { body: { buckets: [] } } });
+    renderApp(<StatsPanel />, 'zh-CN');
+    expect(await screen.findByTestId('stats-empty')).toHaveTextContent('此范围内没有流量。');
+    expect(screen.queryByTestId('stats-totals')).toBeNull();
   });
 });
