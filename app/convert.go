@@ -57,6 +57,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 		Strategy:         s.Strategy,
 		FirstByteTimeout: time.Duration(s.FirstByteTimeoutMs) * time.Millisecond,
 		IdleTimeout:      time.Duration(s.IdleTimeoutMs) * time.Millisecond,
+		HedgeAfter:       time.Duration(s.HedgeAfterMs) * time.Millisecond,
 		MaxBody:          s.MaxBodyBytes,
 		ClientToken:      s.ClientToken,
 		AllowedHosts:     allowedHosts(listen),

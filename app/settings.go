@@ -20,12 +20,16 @@ type Settings struct {
 	Breaker            BreakerProfiles `json:"breaker"`
 	FirstByteTimeoutMs int64           `json:"first_byte_timeout_ms" range:"1,3600000,1 ms to 1 h"`
 	IdleTimeoutMs      int64           `json:"idle_timeout_ms" range:"1,3600000,1 ms to 1 h"`
-	MaxBodyBytes       int64           `json:"max_body_bytes" range:"1024,1073741824,1 KiB to 1 GiB"`
-	ClientToken        string          `json:"client_token"`
-	LogRetentionRows   int             `json:"log_retention_rows" range:"100,10000000"`
-	LogRetentionDays   int             `json:"log_retention_days" range:"1,3650,1 day to 10 years"`
-	Notifications      bool            `json:"notifications"`
-	Language           string          `json:"language"` // en | zh-CN
+	// HedgeAfterMs races a request's first attempt that has no first
+	// content after this long with the next candidate
+	// (docs/BEHAVIOUR.md#hedging); 0 is off.
+	HedgeAfterMs     int64  `json:"hedge_after_ms" range:"0,600000,0 (off) to 10 min"`
+	MaxBodyBytes     int64  `json:"max_body_bytes" range:"1024,1073741824,1 KiB to 1 GiB"`
+	ClientToken      string `json:"client_token"`
+	LogRetentionRows int    `json:"log_retention_rows" range:"100,10000000"`
+	LogRetentionDays int    `json:"log_retention_days" range:"1,3650,1 day to 10 years"`
+	Notifications    bool   `json:"notifications"`
+	Language         string `json:"language"` // en | zh-CN
 	// Capture says which requests keep what their client sent and got
 	// (docs/BEHAVIOUR.md#capture-and-resend): off, errors or all.
 	Capture proxy.CaptureMode `json:"capture"`

@@ -69,6 +69,7 @@ func (q *request) runAttempts(cands []*endpoint) loopEnd {
 	}
 	seen := q.s.cursors[q.pi].Load()
 	pos := q.startPos(cands, seen)
+	q.order = append(append(q.order[:0], cands[pos:]...), cands[:pos]...)
 	for visited := 0; visited < len(cands) && len(q.attempts) < q.budget; visited++ {
 		e := cands[pos]
 		switch q.visit(e, q.budget) {
@@ -157,7 +158,7 @@ func (q *request) visit(e *endpoint, budget int) visitEnd {
 		switch q.try(e, permit) {
 		case actDone:
 			if at := q.attempts[len(q.attempts)-1]; q.sess.hex != "" && at.res.outcome.Kind == breaker.Success {
-				q.s.affinity.set(q.sess.hash, e.ID, time.Now())
+				q.s.affinity.set(q.sess.hash, at.e.ID, time.Now())
 			}
 			return visitDone
 		case actStop:
@@ -240,14 +241,30 @@ func (q *request) leave(e *endpoint, seen int64) int64 {
 }
 
 // try runs one attempt on e, reports its outcome to the permit and
-// appends it to the failover history.
+// appends it to the failover history. The request's first attempt may be
+// raced by a hedge on the next candidate (hedge.go).
 func (q *request) try(e *endpoint, permit breaker.Permit) action {
-	at := attempt{e: e, start: time.Now()}
+	if next := q.hedgeCandidate(e); next != nil {
+		return q.tryHedged(e, permit, next)
+	}
+	at := q.begin(e)
+	at.res = q.forward(e)
+	q.finish(at, permit, q.rec.ModelForwarded, "")
+	return at.res.act
+}
+
+// begin starts the record of an attempt on e.
+func (q *request) begin(e *endpoint) attempt {
 	q.rec.AttemptCount++
 	q.rec.EndpointID, q.rec.Endpoint = e.ID, e.Name
 	q.rec.TokensIn, q.rec.TokensOut = 0, 0
 	q.startMeter(e)
-	at.res = q.forward(e)
+	return attempt{e: e, start: time.Now()}
+}
+
+// finish reports an attempt's outcome to its permit and appends it to the
+// failover history; model is what it was sent, hedge its part in a race.
+func (q *request) finish(at attempt, permit breaker.Permit, model, hedge string) {
 	if at.res.act == actStop {
 		at.res.outcome = neutral
 	}
@@ -258,6 +275,7 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 	}
 	q.attempts = append(q.attempts, at)
 	use := q.attemptUsage(at.res)
+	e := at.e
 	q.rec.Attempts = append(q.rec.Attempts, Attempt{
 		EndpointID:     e.ID,
 		Endpoint:       e.Name,
@@ -271,8 +289,9 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 		Outcome:        at.res.outcome.Kind,
 		Translation:    q.translationName(e),
 		Adjusted:       at.res.adjusted.String(),
-		Model:          q.rec.ModelForwarded,
+		Model:          model,
 		Usage:          use,
+		Hedge:          hedge,
 	})
 	if at.res.act != actDone && at.res.act != actStop {
 		// The message may quote the upstream's body: it goes to the request
@@ -280,7 +299,6 @@ func (q *request) try(e *endpoint, permit breaker.Permit) action {
 		q.s.log.Debug().Str("endpoint", e.Name).Int("attempt", q.rec.AttemptCount).
 			Int("code", at.res.status).Str("error_type", string(at.res.errType)).Msg("attempt failed")
 	}
-	return at.res.act
 }
 
 // exhausted answers when the loop ends without a response: the last

@@ -51,6 +51,10 @@ type Config struct {
 	PublicListener bool
 	RateLimitWait  time.Duration // docs/BEHAVIOUR.md#rate-limit-wait budget, default 5s
 	RetryDelay     time.Duration // docs/BEHAVIOUR.md#attempt-loop same-endpoint retry delay, default 300ms
+	// HedgeAfter races a request's first attempt, when it has no first
+	// content (no headers, not streamed) after this long, with the next
+	// candidate (docs/BEHAVIOUR.md#hedging); 0 is off.
+	HedgeAfter time.Duration
 	// Capture says which requests keep their capture, CaptureBodyCap
 	// (default DefaultCaptureBody) how much of each body
 	// (docs/BEHAVIOUR.md#capture-and-resend); "" is off.

@@ -66,7 +66,7 @@ func (q *request) forwardOnce(e *endpoint) result {
 	if err != nil {
 		return q.clientBadBody(err)
 	}
-	ctx, cancel := context.WithCancelCause(q.r.Context())
+	ctx, cancel := context.WithCancelCause(q.ctx())
 	defer cancel(nil)
 	var req *http.Request
 	if t != nil {
@@ -271,6 +271,9 @@ func (q *request) upstreamError(e *endpoint, resp *http.Response, t *translation
 		res.adjust = adj
 		return res
 	}
+	if !q.commit() {
+		return lostRace()
+	}
 	if t != nil {
 		q.translatedError(e, resp.StatusCode, res)
 		return res
@@ -328,6 +331,9 @@ func (q *request) writeHeader(resp *http.Response) {
 // bounded copy to read usage from. Once the status is sent there is no
 // failover: a broken body is a failure for the breaker only.
 func (q *request) copyResponse(ctx context.Context, e *endpoint, resp *http.Response, cancel context.CancelCauseFunc) result {
+	if !q.commit() {
+		return lostRace()
+	}
 	idle := time.AfterFunc(q.snap.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
 	q.writeHeader(resp)

@@ -131,6 +131,11 @@ type Attempt struct {
 	// Usage is what the upstream reported this attempt cost, normalised
 	// (usage.go); nil when the attempt got no answer to count.
 	Usage *Usage `json:"usage,omitempty"`
+	// Hedge is the attempt's part in a first-token race (hedge.go): "" when
+	// there was none, "won" for the one that answered, "cancelled" for the
+	// one stopped because the other answered first, "failed" for one that
+	// failed on its own during the race.
+	Hedge string `json:"hedge,omitempty"`
 	// Cost is the usage priced (docs/BEHAVIOUR.md#cost); the app fills it
 	// in from its price table when it logs the record, the proxy never
 	// does. nil when there is no usage.
@@ -156,4 +161,5 @@ const (
 	ErrStreamEnd       ErrorType = "stream_ended_early" // the body or stream ended or broke too soon
 	ErrClientGone      ErrorType = "client_gone"        // the client went away
 	ErrTranslation     ErrorType = "translation"        // the request cannot be carried in the endpoint's protocol
+	ErrHedgeCancelled  ErrorType = "hedge_cancelled"    // stopped because the racing attempt answered first
 )

@@ -47,6 +47,16 @@ type request struct {
 	adjusted adjustment
 	// meter reads the current attempt's usage (usage.go).
 	meter meter
+	// order is the candidates in the order the loop walks them (hedge.go
+	// races the first with the second).
+	order []*endpoint
+	// hedged: the request's one hedge was started; hedge is this side's
+	// part in the race, nil outside one (hedge.go).
+	hedged bool
+	hedge  *hedgeSide
+	// base is the context attempts run under: the client's, or a race
+	// side's, which the other side cancels when it wins.
+	base context.Context
 }
 
 // serve reads the body, resolves the route and runs the attempt loop.

@@ -259,6 +259,9 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 					msg:      "stream began with an error event: " + upstreamErrorText(data),
 				}
 			}
+			if !q.commit() {
+				return lostRace()
+			}
 			firstByte.Stop()
 			released = true
 			sr.max = maxEventSize

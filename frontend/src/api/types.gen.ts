@@ -19,7 +19,7 @@ export type BreakerState = "closed" | "open" | "half_open";
 export type CaptureMode = "off" | "errors" | "all";
 
 /** Go: proxy.ErrorType */
-export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation";
+export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation" | "hedge_cancelled";
 
 /** Go: proxy.Exclusion */
 export type Exclusion = "model" | "protocol" | "breaker";
@@ -62,6 +62,7 @@ export interface Attempt {
   translation?: string;
   model?: string;
   usage?: Usage;
+  hedge?: string;
   cost_usd?: number | null;
   adjusted?: string;
 }
@@ -375,6 +376,7 @@ export interface Settings {
   breaker: BreakerProfiles;
   first_byte_timeout_ms: number;
   idle_timeout_ms: number;
+  hedge_after_ms: number;
   max_body_bytes: number;
   client_token: string;
   log_retention_rows: number;

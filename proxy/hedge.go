@@ -1,0 +1,245 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+)
+
+// First-token hedging (docs/BEHAVIOUR.md#hedging). A request's first
+// attempt that has no first content event (no response headers, when not
+// streamed) after HedgeAfter is raced by the same request on the next
+// candidate. Each side runs on its own copy of the request, so the two
+// never share state; before writing anything to the client a side must
+// claim the gate, and the first to claim wins: the other's context is
+// cancelled and it ends as "cancelled", neutral for its breaker. The
+// prelude hold is what makes this safe: nothing of a side reaches the
+// client before it has content, and then it is the only one writing.
+
+var errHedgeLost = errors.New("the racing attempt answered first")
+
+// hedgeGate decides a race: the first side to claim it may write to the
+// client.
+type hedgeGate struct {
+	mu     sync.Mutex
+	winner int // -1 until a side claims
+	second bool // the second side was started
+	cancel [2]context.CancelCauseFunc
+}
+
+// hedgeSide is one side's view of the race.
+type hedgeSide struct {
+	gate *hedgeGate
+	side int
+}
+
+// claim reports whether side may write to the client: it wins the race
+// when nobody has, and the other side is stopped.
+func (g *hedgeGate) claim(side int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.winner < 0 {
+		g.winner = side
+		g.cancel[1-side](errHedgeLost)
+	}
+	return g.winner == side
+}
+
+// startSecond reports whether the hedge should start: nobody has won yet.
+func (g *hedgeGate) startSecond() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.winner >= 0 {
+		return false
+	}
+	g.second = true
+	return true
+}
+
+// commit is called before an attempt's first write to the client; false
+// means the attempt lost its race and must write nothing.
+func (q *request) commit() bool {
+	return q.hedge == nil || q.hedge.gate.claim(q.hedge.side)
+}
+
+// ctx is the context attempts run under.
+func (q *request) ctx() context.Context {
+	if q.base != nil {
+		return q.base
+	}
+	return q.r.Context()
+}
+
+// lostRace is the result of a side that lost its race.
+func lostRace() result {
+	return result{verdict: verdict{act: actNext, outcome: neutral, errType: ErrHedgeCancelled}, msg: "cancelled: " + errHedgeLost.Error()}
+}
+
+// hedgeCandidate is the endpoint to race e with, or nil: only the
+// request's first attempt is raced, at most once, when the setting is on,
+// the budget has room for both, and there is a next candidate. Explicit
+// endpoints and count_tokens are never raced.
+func (q *request) hedgeCandidate(e *endpoint) *endpoint {
+	cfg := &q.snap.cfg
+	if cfg.HedgeAfter <= 0 || q.hedged || q.explicit != nil || len(q.attempts) > 0 ||
+		q.budget < 2 || len(q.order) < 2 || q.order[0] != e || q.r.URL.Path == countTokensPath {
+		return nil
+	}
+	return q.order[1]
+}
+
+// raceSide is one side's copy of the request and its attempt.
+type raceSide struct {
+	q      *request
+	at     attempt
+	permit breaker.Permit
+	model  string
+	done   chan struct{}
+}
+
+// side makes the copy of q that side i of gate runs on.
+func (q *request) side(gate *hedgeGate, i int, e *endpoint) *raceSide {
+	c := *q
+	rec := *q.rec
+	c.rec = &rec
+	c.bodies = maps.Clone(q.bodies) // an adjusted retry adds to it
+	var ctx context.Context
+	ctx, gate.cancel[i] = context.WithCancelCause(q.r.Context())
+	c.base = ctx
+	c.hedge = &hedgeSide{gate: gate, side: i}
+	// What the client's headers say when this side answers.
+	c.rec.EndpointID, c.rec.Endpoint = e.ID, e.Name
+	c.rec.AttemptCount = q.rec.AttemptCount + i + 1
+	c.startMeter(e)
+	return &raceSide{q: &c, at: attempt{e: e, start: time.Now()}, done: make(chan struct{})}
+}
+
+// run forwards the side's attempt. A side whose attempt ends after the
+// other side won was stopped by it: cancelled, neutral, whatever its
+// interrupted read looked like; one that failed before that failed on its
+// own and counts.
+func (s *raceSide) run() {
+	defer close(s.done)
+	s.at.res = s.q.forward(s.at.e)
+	s.model = s.q.rec.ModelForwarded
+	g := s.q.hedge.gate
+	g.mu.Lock()
+	lost := g.winner >= 0 && g.winner != s.q.hedge.side
+	g.mu.Unlock()
+	if lost {
+		s.at.res = lostRace()
+	}
+}
+
+// tryHedged runs the attempt on e and, when it has no content after
+// HedgeAfter, the same request on next, and keeps the one that answers
+// first. Both attempts go into the failover history.
+func (q *request) tryHedged(e *endpoint, permit breaker.Permit, next *endpoint) action {
+	q.hedged = true
+	// Encode both bodies now, so the sides only read the shared caches.
+	q.prepare(e)
+	q.prepare(next)
+	gate := &hedgeGate{winner: -1}
+	a := q.side(gate, 0, e)
+	b := q.side(gate, 1, next)
+	defer gate.cancel[0](nil)
+	defer gate.cancel[1](nil)
+	go a.run()
+	timer := time.NewTimer(q.snap.cfg.HedgeAfter)
+	defer timer.Stop()
+	raced := false
+	select {
+	case <-a.done:
+	case <-timer.C:
+		if gate.startSecond() {
+			if p, err := q.permit(next); err == nil {
+				b.permit, raced = p, true
+				go b.run()
+			}
+		}
+	case <-q.r.Context().Done():
+	}
+	<-a.done
+	if raced {
+		<-b.done
+	}
+	return q.settleRace(a, b, permit, raced)
+}
+
+// settleRace folds the sides back into the request: the winner's record
+// fields, both attempts in the history, and the action the loop goes on
+// with.
+func (q *request) settleRace(a, b *raceSide, permit breaker.Permit, raced bool) action {
+	a.permit = permit
+	sides := []*raceSide{a}
+	if raced {
+		sides = append(sides, b)
+	}
+	winner := -1
+	if w := a.q.hedge.gate; raced {
+		w.mu.Lock()
+		winner = w.winner
+		w.mu.Unlock()
+	}
+	for i, s := range sides {
+		q.rec.AttemptCount++
+		q.rec.EndpointID, q.rec.Endpoint = s.at.e.ID, s.at.e.Name
+		q.meter = s.q.meter
+		if !raced || i == winner || winner < 0 && i == len(sides)-1 {
+			q.adopt(s.q)
+		}
+		part := ""
+		switch {
+		case !raced:
+		case i == winner:
+			part = "won"
+		case s.at.res.errType == ErrHedgeCancelled:
+			part = "cancelled"
+		default:
+			part = "failed"
+		}
+		q.finish(s.at, s.permit, s.model, part)
+	}
+	if winner >= 0 {
+		ws := sides[winner]
+		q.rec.EndpointID, q.rec.Endpoint = ws.at.e.ID, ws.at.e.Name
+		q.rec.TokensIn, q.rec.TokensOut = 0, 0
+		if u := q.rec.Attempts[len(q.rec.Attempts)-len(sides)+winner].Usage; u != nil {
+			q.rec.TokensIn, q.rec.TokensOut = u.PromptTotal(), u.Output
+		}
+		return ws.at.res.act
+	}
+	for _, s := range sides {
+		if s.at.res.act == actStop {
+			return actStop
+		}
+	}
+	return a.at.res.act
+}
+
+// adopt takes the fields a side's attempt set on its copy of the record:
+// what the client got from it.
+func (q *request) adopt(c *request) {
+	r, w := q.rec, c.rec
+	r.Status, r.TTFBMs, r.Stream, r.StreamEnd = w.Status, w.TTFBMs, w.Stream, w.StreamEnd
+	r.SentUpstream = r.SentUpstream || w.SentUpstream
+	r.ClientGone, r.Error, r.ModelForwarded = w.ClientGone, w.Error, w.ModelForwarded
+	q.abort = q.abort || c.abort
+}
+
+// prepare encodes the body an attempt on e would send, so that it is in
+// the caches before the race starts.
+func (q *request) prepare(e *endpoint) {
+	t, err := q.translationFor(e)
+	switch {
+	case err != nil:
+	case t != nil:
+		_, _ = q.translatedBody(e, t) // a request e cannot carry fails in its attempt
+	default:
+		q.bodyFor(e)
+	}
+}
