@@ -423,9 +423,14 @@ func TestDesktop(t *testing.T) {
 	})
 
 	t.Run("tray status line", func(t *testing.T) {
+		// docs/BEHAVIOUR.md#tray: address, healthy/all, today's cost.
 		eventually(t, "the status line", func() bool {
-			_, ok := menu(t, name)[addr+" · 1/1 healthy"]
-			return ok
+			for label := range menu(t, name) {
+				if strings.HasPrefix(label, addr+" · 1/1 healthy · $") && strings.HasSuffix(label, " today") {
+					return true
+				}
+			}
+			return false
 		})
 	})
 
