@@ -27,6 +27,7 @@ type StatBucket struct {
 	Reasoning  int64     `json:"reasoning"`
 	CostUSD    float64   `json:"cost_usd"`
 	Unpriced   int64     `json:"unpriced"`
+	Hedges     int64     `json:"hedges"` // attempts that raced another (docs/BEHAVIOUR.md#hedging)
 }
 
 // Add adds o's counts to b.
@@ -40,6 +41,7 @@ func (b *StatBucket) Add(o StatBucket) {
 	b.Reasoning += o.Reasoning
 	b.CostUSD += o.CostUSD
 	b.Unpriced += o.Unpriced
+	b.Hedges += o.Hedges
 }
 
 // statsQuery is a parsed stats request.
@@ -139,7 +141,7 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 			sums[k] = s
 		}
 		s.Add(StatBucket{Requests: b.Requests, Errors: b.Errors, Input: b.Input, Output: b.Output, CacheRead: b.CacheRead,
-			CacheWrite: b.CacheWrite, Reasoning: b.Reasoning, CostUSD: b.CostUSD, Unpriced: b.Unpriced})
+			CacheWrite: b.CacheWrite, Reasoning: b.Reasoning, CostUSD: b.CostUSD, Unpriced: b.Unpriced, Hedges: b.Hedges})
 	}
 	out := make([]StatBucket, 0, len(sums))
 	for _, s := range sums {
@@ -184,11 +186,11 @@ func (a *App) statsCSVHandler(w http.ResponseWriter, r *http.Request) error {
 	if q.byModel {
 		group = "model"
 	}
-	_ = cw.Write([]string{"start", group, "requests", "errors", "input", "output", "cache_read", "cache_write", "reasoning", "cost_usd", "unpriced"})
+	_ = cw.Write([]string{"start", group, "requests", "errors", "input", "output", "cache_read", "cache_write", "reasoning", "cost_usd", "unpriced", "hedges"})
 	for _, b := range buckets {
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
 		_ = cw.Write([]string{b.Start.Format(time.RFC3339), b.Key, i(b.Requests), i(b.Errors), i(b.Input), i(b.Output),
-			i(b.CacheRead), i(b.CacheWrite), i(b.Reasoning), strconv.FormatFloat(b.CostUSD, 'f', -1, 64), i(b.Unpriced)})
+			i(b.CacheRead), i(b.CacheWrite), i(b.Reasoning), strconv.FormatFloat(b.CostUSD, 'f', -1, 64), i(b.Unpriced), i(b.Hedges)})
 	}
 	cw.Flush()
 	return cw.Error()

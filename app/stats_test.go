@@ -88,7 +88,7 @@ func TestUsageStatistics(t *testing.T) {
 
 	res := h.do("GET", "/api/stats.csv?minutes=10&group=endpoint", "")
 	rows, err := csv.NewReader(strings.NewReader(string(res.body))).ReadAll()
-	if err != nil || len(rows) < 3 || strings.Join(rows[0], ",") != "start,endpoint,requests,errors,input,output,cache_read,cache_write,reasoning,cost_usd,unpriced" {
+	if err != nil || len(rows) < 3 || strings.Join(rows[0], ",") != "start,endpoint,requests,errors,input,output,cache_read,cache_write,reasoning,cost_usd,unpriced,hedges" {
 		t.Fatalf("csv: %v %q", err, res.body)
 	}
 	if len(rows)-1 != len(byEndpoint.Buckets) {
@@ -107,5 +107,39 @@ func TestStatsQueryErrors(t *testing.T) {
 		if res := h.do("GET", "/api/stats?"+q, ""); res.status != 400 || !strings.Contains(string(res.body), "bad_query") {
 			t.Errorf("%s: %d %s", q, res.status, res.body)
 		}
+	}
+}
+
+// A hedge counts for the endpoint that raced (docs/BEHAVIOUR.md#hedging).
+func TestHedgeStatistics(t *testing.T) {
+	h := newHarness(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // the server sees a closed connection only once the body is read
+		<-r.Context().Done()        // never answers; the race cancels it
+	}))
+	t.Cleanup(slow.Close)
+	fast, _ := fakeAnthropic(t)
+	h.mustCreate(`{"name":"slow","base_url":"` + slow.URL + `","protocol":"anthropic","api_key":"k1","sort_order":1}`)
+	h.mustCreate(`{"name":"fast","base_url":"` + fast.URL + `","protocol":"anthropic","api_key":"k2","sort_order":2}`)
+	if r := h.do("PUT", "/api/settings", `{"hedge_after_ms":20}`); r.status != 200 {
+		t.Fatalf("settings: %d %s", r.status, r.body)
+	}
+	if res := h.postMessages(t, "claude-sonnet-4-5"); res.StatusCode != 200 || res.Header.Get("x-ccmesh-endpoint") != "fast" {
+		t.Fatalf("status %d via %q", res.StatusCode, res.Header.Get("x-ccmesh-endpoint"))
+	}
+	var st struct{ Buckets []StatBucket }
+	h.do("GET", "/api/stats?minutes=10", "").decode(t, &st)
+	hedges := map[string]int64{}
+	errs := map[string]int64{}
+	for _, b := range st.Buckets {
+		hedges[b.Key] += b.Hedges
+		errs[b.Key] += b.Errors
+	}
+	if hedges["fast"] != 1 || hedges["slow"] != 0 {
+		t.Errorf("hedges %v, want 1 for fast", hedges)
+	}
+	// The cancelled side is an attempt the loop moved on from.
+	if errs["slow"] != 1 || errs["fast"] != 0 {
+		t.Errorf("errors %v", errs)
 	}
 }

@@ -26,7 +26,7 @@ func usageDeltas(rec *proxy.Record, price func(model string, endpointID int64, u
 			model = rec.ModelForwarded
 		}
 		d := store.UsageDelta{EndpointID: at.EndpointID, Endpoint: at.Endpoint, Model: model,
-			Requests: 1, Errors: b2i(i < last || failed)}
+			Requests: 1, Errors: b2i(i < last || failed), Hedges: b2i(i > 0 && at.Hedge != "")}
 		if u := at.Usage; u != nil {
 			d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning = u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning
 			c := price(model, at.EndpointID, *u)

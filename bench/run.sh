@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # bench/run.sh — ccmesh against a direct connection, a bare
-# httputil.ReverseProxy and nginx, on the same fake upstream and load.
-# `make bench` calls it; it writes docs/BENCHMARKS.md.
+# httputil.ReverseProxy and nginx, on the same fake upstream and load; and
+# ccmesh translating (docs/BEHAVIOUR.md#translation) Claude and Responses
+# requests for a Chat Completions upstream, against its own pass-through
+# and claude-code-router (bench/NOTES.md). `make bench` calls it; it
+# writes docs/BENCHMARKS.md.
 #
 # Layout on a 2-core machine: every target (the proxies and, for "direct",
 # a second upstream) runs pinned to core 1; the load generator and the
@@ -10,7 +13,9 @@
 # drift in the machine's speed hits all targets alike.
 #
 # Environment: ROUNDS (default 5), BENCH_OUT (default docs/BENCHMARKS.md),
-# KEEP_WORK=1 keeps the temp dir with every log and raw result.
+# KEEP_WORK=1 keeps the temp dir with every log and raw result. node and
+# npm are needed for claude-code-router only; without them its figures are
+# "no data", with the reason in the report.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,6 +77,10 @@ free_port() {
 	die "no free port in 38100-38999"
 }
 
+# oneline: stdin as one line fit for a JSON string (no controls, quotes or
+# backslashes).
+oneline() { tr -c '[:print:]' ' ' | tr '"\134' "'/"; }
+
 rss_kb() { awk '/^VmRSS:/ {s += $2} END {print s + 0}' $(printf '/proc/%s/status ' ${1//,/ }); }
 
 log "building into $WORK/bin"
@@ -112,11 +121,84 @@ curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" \
 	-d "{\"name\":\"up\",\"base_url\":\"http://$UP\",\"protocol\":\"anthropic\",\"api_key\":\"k-123456789\"}" \
 	"${URL[ccmesh]}/api/endpoints" || die "could not add the endpoint to ccmesh"
 
+# Translation (docs/BEHAVIOUR.md#translation): a second ccmesh, whose one
+# endpoint speaks openai-chat and names the models the load generator
+# sends (claude-* for Claude requests, gpt-* for Responses ones), in front
+# of the same upstream's /v1/chat/completions. A second process, so that
+# the pass-through ccmesh above keeps its one endpoint.
+CCMESH_TR_PORT=$(free_port)
+spawn ccmesh-tr taskset -c $SERVER_CPU "$BIN/ccmesh" --headless --listen "127.0.0.1:$CCMESH_TR_PORT" \
+	--data "$WORK/ccmesh-tr-data" --admin-token "$TOKEN"
+CCMESH_TR_PID=$LASTPID
+wait_for curl -fs -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$CCMESH_TR_PORT/api/endpoints" ||
+	die "ccmesh-tr did not start: $(cat "$WORK/ccmesh-tr.log")"
+curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" \
+	-d "{\"name\":\"chat\",\"base_url\":\"http://$UP\",\"protocol\":\"openai-chat\",\"api_key\":\"k-123456789\",\"models\":[\"claude-*\",\"gpt-*\"]}" \
+	"http://127.0.0.1:$CCMESH_TR_PORT/api/endpoints" || die "could not add the chat endpoint to ccmesh-tr"
+
+# A target is a URL, the process(es) to sample, the path (default
+# /v1/messages) and loadgen flags: the client's protocol and the upstream's.
+declare -A PATH_OF FLAGS
+# direct-chat: the Chat request straight to the second upstream, the
+# reference the translated targets' added latency is taken against; it
+# runs right after direct, so that the two references share the moment.
+URL[direct-chat]=${URL[direct]} PID[direct-chat]=${PID[direct]}
+PATH_OF[direct-chat]=/v1/chat/completions FLAGS[direct-chat]="-api chat -upstream chat"
+URL[tr-claude]=http://127.0.0.1:$CCMESH_TR_PORT PID[tr-claude]=$CCMESH_TR_PID FLAGS[tr-claude]="-upstream chat"
+URL[tr-responses]=${URL[tr-claude]} PID[tr-responses]=$CCMESH_TR_PID
+PATH_OF[tr-responses]=/v1/responses FLAGS[tr-responses]="-api responses -upstream chat -model gpt-5-bench"
+TR_TARGETS=(tr-claude tr-responses) # c=1 and 1000 RPS
+TR_SSE=(tr-claude)                  # streams
+
+# claude-code-router, Claude→Chat (bench/NOTES.md): the version pinned in
+# bench/ccr/package-lock.json, configured offline through its config file
+# in a temporary HOME with one provider, this upstream's Chat Completions
+# URL. `ccr start` serves in the foreground (pid = the node process).
+CCR_SKIP=""
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	CCR_SKIP="node or npm not found"
+elif [[ ! bench/ccr/node_modules/.installed -nt bench/ccr/package-lock.json ]]; then
+	log "installing claude-code-router into bench/ccr"
+	if (cd bench/ccr && npm ci --no-audit --no-fund) >"$WORK/ccr-install.log" 2>&1; then
+		touch bench/ccr/node_modules/.installed
+	else
+		CCR_SKIP="npm ci in bench/ccr failed: $(tail -3 "$WORK/ccr-install.log" | oneline)"
+	fi
+fi
+if [[ -z $CCR_SKIP ]]; then
+	CCR_PORT=$(free_port)
+	mkdir -p "$WORK/ccr-home/.claude-code-router"
+	# LOG false: its per-request debug log to a file is off, its fastest setting.
+	cat >"$WORK/ccr-home/.claude-code-router/config.json" <<-EOF
+		{"PORT": $CCR_PORT, "HOST": "127.0.0.1", "LOG": false,
+		 "Providers": [{"name": "bench", "api_base_url": "http://$UP/v1/chat/completions",
+		   "api_key": "k-123456789", "models": ["claude-sonnet-4-5"]}],
+		 "Router": {"default": "bench,claude-sonnet-4-5"}}
+	EOF
+	spawn ccr taskset -c $SERVER_CPU env HOME="$WORK/ccr-home" node \
+		"$ROOT/bench/ccr/node_modules/@musistudio/claude-code-router/dist/cli.js" start
+	URL[ccr]=http://127.0.0.1:$CCR_PORT PID[ccr]=$LASTPID FLAGS[ccr]="-upstream chat"
+	ccr_answers() {
+		curl -fs -o /dev/null -H 'content-type: application/json' -H 'anthropic-version: 2023-06-01' \
+			-d '{"model":"claude-sonnet-4-5","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}' "${URL[ccr]}/v1/messages"
+	}
+	# Node may take a few seconds to load it on a busy core: up to 30 s.
+	if wait_for ccr_answers || wait_for ccr_answers || wait_for ccr_answers; then
+		TR_TARGETS+=(ccr) TR_SSE+=(ccr)
+	else
+		CCR_SKIP="claude-code-router did not answer on ${URL[ccr]}/v1/messages: $(tail -5 "$WORK/ccr.log" | oneline)"
+	fi
+fi
+if [[ -n $CCR_SKIP ]]; then
+	log "claude-code-router left out: $CCR_SKIP"
+	printf '{"mode":"skipped","target":"ccr","error_example":"%s"}\n' "$CCR_SKIP" >>"$RESULTS"
+fi
+
 TARGETS=(direct baseline nginx ccmesh)
-log "targets: $(for t in "${TARGETS[@]}"; do printf '%s=%s(pid %s) ' "$t" "${URL[$t]}" "${PID[$t]}"; done)"
+log "targets: $(for t in "${TARGETS[@]}" direct-chat "${TR_TARGETS[@]}"; do printf '%s=%s%s(pid %s) ' "$t" "${URL[$t]}" "${PATH_OF[$t]:-}" "${PID[$t]}"; done)"
 
 # Idle RSS: started, configured, no proxy traffic yet.
-for t in "${TARGETS[@]}"; do
+for t in "${TARGETS[@]}" direct-chat "${TR_TARGETS[@]}"; do
 	printf '{"mode":"idle","target":"%s","rss_end_kb":%s}\n' "$t" "$(rss_kb "${PID[$t]}")" >>"$RESULTS"
 done
 
@@ -124,25 +206,35 @@ done
 lg() {
 	local t=$1 round=$2
 	shift 2
-	taskset -c $LOAD_CPU "$BIN/loadgen" -url "${URL[$t]}/v1/messages" -label "$t" -round "$round" \
-		-pid "${PID[$t]}" "$@" >>"$RESULTS" || die "loadgen $* against $t failed"
+	# shellcheck disable=SC2086 # FLAGS[$t] is a list of flags
+	taskset -c $LOAD_CPU "$BIN/loadgen" -url "${URL[$t]}${PATH_OF[$t]:-/v1/messages}" -label "$t" -round "$round" \
+		-pid "${PID[$t]}" ${FLAGS[$t]:-} "$@" >>"$RESULTS" || die "loadgen $* against $t failed"
 }
 
+# Each test: loadgen flags | which translation targets join the four.
 TESTS=(
-	"-mode latency -n 2000"
-	"-mode rate -rps 1000 -c 64 -d 5s"
-	"-mode wrk -c 64 -d 5s"
-	"-mode sse -c 8 -r 4"
-	"-mode sse -c 64 -r 2"
+	"-mode latency -n 2000|tr"
+	"-mode rate -rps 1000 -c 64 -d 5s|tr"
+	"-mode wrk -c 64 -d 5s|"
+	"-mode sse -c 8 -r 4|tr-sse"
+	"-mode sse -c 64 -r 2|tr-sse"
 )
 for round in $(seq "$ROUNDS"); do
-	for test in "${TESTS[@]}"; do
+	for spec in "${TESTS[@]}"; do
+		test=${spec%|*}
+		# Units of the rotation; "direct direct-chat" runs back to back.
+		ts=("${TARGETS[@]}")
+		case ${spec#*|} in
+		tr) ts=("direct direct-chat" "${TARGETS[@]:1}" "${TR_TARGETS[@]}") ;;
+		tr-sse) ts=("direct direct-chat" "${TARGETS[@]:1}" "${TR_SSE[@]}") ;;
+		esac
 		# Rotate the order each round and test.
-		for i in "${!TARGETS[@]}"; do
-			t=${TARGETS[$(((i + round) % ${#TARGETS[@]}))]}
-			log "round $round/$ROUNDS: $t $test"
-			# shellcheck disable=SC2086 # $test is a list of flags
-			lg "$t" "$round" $test
+		for i in "${!ts[@]}"; do
+			for t in ${ts[$(((i + round) % ${#ts[@]}))]}; do
+				log "round $round/$ROUNDS: $t $test"
+				# shellcheck disable=SC2086 # $test is a list of flags
+				lg "$t" "$round" $test
+			done
 		done
 	done
 done
@@ -151,14 +243,16 @@ for t in "${TARGETS[@]}"; do
 	lg "$t" 0 -mode sse -c 200 -r 1
 done
 # What ccmesh spends its CPU on: perf over a wrk run at max RPS and over
-# 64 concurrent streams (neither goes into the results).
-# profile_ccmesh NAME LOADGEN-FLAGS...
+# 64 concurrent streams, passing through and translating Claude→Chat
+# (none goes into the results).
+# profile_ccmesh NAME TARGET LOADGEN-FLAGS...
 profile_ccmesh() {
-	local name=$1 perf
-	shift
-	perf record -q -F 999 -g -p "${PID[ccmesh]}" -o "$WORK/perf-$name.data" -- sleep 4 >"$WORK/perf-$name.log" 2>&1 &
+	local name=$1 t=$2 perf
+	shift 2
+	perf record -q -F 999 -g -p "${PID[$t]}" -o "$WORK/perf-$name.data" -- sleep 4 >"$WORK/perf-$name.log" 2>&1 &
 	perf=$!
-	taskset -c $LOAD_CPU "$BIN/loadgen" -url "${URL[ccmesh]}/v1/messages" -label "ccmesh-perf-$name" "$@" >/dev/null
+	# shellcheck disable=SC2086 # FLAGS[$t] is a list of flags
+	taskset -c $LOAD_CPU "$BIN/loadgen" -url "${URL[$t]}${PATH_OF[$t]:-/v1/messages}" -label "$t-perf-$name" ${FLAGS[$t]:-} "$@" >/dev/null
 	wait "$perf" || { log "perf record failed: $(cat "$WORK/perf-$name.log")"; return 0; }
 	perf report -i "$WORK/perf-$name.data" --stdio --no-children --sort symbol --percent-limit 0.7 -g none 2>/dev/null |
 		grep -v '^#' | grep -v '^$' | head -40 >"$WORK/perf-$name-flat.txt" || true
@@ -168,15 +262,32 @@ profile_ccmesh() {
 		grep -E 'ccmesh|modernc|encoding/json|bufio|net/http\.\(\*(response|persistConn|Transport)' | head -45 >"$WORK/perf-$name-cum.txt" || true
 }
 if command -v perf >/dev/null; then
-	log "perf profiles of ccmesh at max RPS and with 64 streams"
-	profile_ccmesh max -mode wrk -c 64 -d 5s
-	profile_ccmesh sse -mode sse -c 64 -r 14
+	log "perf profiles of ccmesh at max RPS and with 64 streams, passing through and translating"
+	profile_ccmesh max ccmesh -mode wrk -c 64 -d 5s
+	profile_ccmesh sse ccmesh -mode sse -c 64 -r 14
+	profile_ccmesh tr-max tr-claude -mode wrk -c 64 -d 5s
+	profile_ccmesh tr-sse tr-claude -mode sse -c 64 -r 14
 fi
-for t in "${TARGETS[@]}"; do
+for t in "${TARGETS[@]}" direct-chat "${TR_TARGETS[@]}"; do
 	printf '{"mode":"idle-after","target":"%s","rss_end_kb":%s}\n' "$t" "$(rss_kb "${PID[$t]}")" >>"$RESULTS"
 done
+
+# 200 streams held open at once: an upstream that sends 40 events 100 ms
+# apart (4 s a stream), behind ccmesh translating (Claude→Chat) and, the
+# same load, passing through (Claude→Anthropic). Each ccmesh's one
+# endpoint (id 1, the first of a fresh data dir) is pointed at it.
+spawn upstream-slow taskset -c $LOAD_CPU "$BIN/upstream" -events 40 -interval 100ms -port-file "$WORK/upstream-slow.addr"
+PID[upstream-slow]=$LASTPID SLOW=$(addr_of "$WORK/upstream-slow.addr")
+for t in tr-claude ccmesh; do
+	curl -fsS -o /dev/null -X PUT -H "Authorization: Bearer $TOKEN" -d "{\"base_url\":\"http://$SLOW\"}" \
+		"${URL[$t]}/api/endpoints/1" || die "could not point $t at the slow upstream"
+	log "200 slow streams: $t"
+	lg "$t" 0 -mode sse -c 200 -r 1 -events 40 -interval 100ms -test sse200slow
+done
+
 # nginx: the master stops its workers.
-for t in baseline nginx ccmesh direct; do kill "${PID[$t]%%,*}" 2>/dev/null || true; done
+for t in baseline nginx ccmesh direct tr-claude upstream-slow; do kill "${PID[$t]%%,*}" 2>/dev/null || true; done
+[[ -n $CCR_SKIP ]] || kill "${PID[ccr]}" 2>/dev/null || true
 
 # Request logging off vs on: ccmesh has no switch, so bench/logab serves
 # the same proxy package with a nil sink or with store's LogWriter.

@@ -23,6 +23,7 @@ type UsageDelta struct {
 	Reasoning  int64
 	CostUSD    float64
 	Unpriced   int64 // 1 when the attempt had usage but no price
+	Hedges     int64 // 1 when the attempt was a hedge racing another
 }
 
 // UsageBucket is the sums of one bucket and key.
@@ -40,6 +41,7 @@ type UsageBucket struct {
 	Reasoning  int64     `json:"reasoning"`
 	CostUSD    float64   `json:"cost_usd"`
 	Unpriced   int64     `json:"unpriced"`
+	Hedges     int64     `json:"hedges"`
 }
 
 // Bucket tables and how long they keep their rows.
@@ -53,15 +55,15 @@ const (
 )
 
 var usageUpsert = `INSERT INTO %s (start, endpoint_id, endpoint, model, requests, errors,
-		input, output, cache_read, cache_write, reasoning, cost_usd, unpriced)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		input, output, cache_read, cache_write, reasoning, cost_usd, unpriced, hedges)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (start, endpoint_id, model) DO UPDATE SET
 		endpoint = excluded.endpoint,
 		requests = requests + excluded.requests, errors = errors + excluded.errors,
 		input = input + excluded.input, output = output + excluded.output,
 		cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
 		reasoning = reasoning + excluded.reasoning, cost_usd = cost_usd + excluded.cost_usd,
-		unpriced = unpriced + excluded.unpriced`
+		unpriced = unpriced + excluded.unpriced, hedges = hedges + excluded.hedges`
 
 // usageWriter adds deltas to both bucket tables inside a log batch's
 // transaction, so a row and its statistics are written together or not.
@@ -93,7 +95,7 @@ func (u *usageWriter) add(ctx context.Context, at time.Time, d *UsageDelta) erro
 	}{{u.minute, 60_000}, {u.hour, 3_600_000}} {
 		if _, err := b.stmt.ExecContext(ctx, ms-ms%b.size, d.EndpointID, d.Endpoint, d.Model,
 			d.Requests, d.Errors, d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning,
-			d.CostUSD, d.Unpriced); err != nil {
+			d.CostUSD, d.Unpriced, d.Hedges); err != nil {
 			return err
 		}
 	}
@@ -109,7 +111,7 @@ func (db *DB) UsageBuckets(ctx context.Context, from, to time.Time, minutes bool
 		table = minuteTable
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT start, endpoint_id, endpoint, model, requests, errors,
-			input, output, cache_read, cache_write, reasoning, cost_usd, unpriced
+			input, output, cache_read, cache_write, reasoning, cost_usd, unpriced, hedges
 		FROM `+table+` WHERE start >= ? AND start < ? ORDER BY start, endpoint_id, model`,
 		from.UnixMilli(), to.UnixMilli())
 	if err != nil {
@@ -121,7 +123,7 @@ func (db *DB) UsageBuckets(ctx context.Context, from, to time.Time, minutes bool
 		var b UsageBucket
 		var start int64
 		if err := rows.Scan(&start, &b.EndpointID, &b.Endpoint, &b.Model, &b.Requests, &b.Errors,
-			&b.Input, &b.Output, &b.CacheRead, &b.CacheWrite, &b.Reasoning, &b.CostUSD, &b.Unpriced); err != nil {
+			&b.Input, &b.Output, &b.CacheRead, &b.CacheWrite, &b.Reasoning, &b.CostUSD, &b.Unpriced, &b.Hedges); err != nil {
 			return nil, fmt.Errorf("usage statistics: %w", err)
 		}
 		b.Start = time.UnixMilli(start).UTC()

@@ -22,26 +22,45 @@ func newClient(conns int) *http.Client {
 	}}
 }
 
-// requestBody is a Claude Code–like Messages request of about size bytes.
-func requestBody(size int, stream bool) []byte {
+// requestBody is a request of about c.bodyBytes bytes in c.api's shape: a
+// Claude Code–like Messages request, or the same user turn as a Chat
+// Completions or Responses request.
+func requestBody(c config, stream bool) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":%t,"messages":[{"role":"user","content":"`, stream)
-	filler := max(0, size-b.Len()-4)
+	tail := `"}]}`
+	switch c.api {
+	case "chat":
+		opts := ""
+		if stream {
+			opts = `"stream_options":{"include_usage":true},`
+		}
+		fmt.Fprintf(&b, `{"model":%q,"max_tokens":1024,"stream":%t,%s"messages":[{"role":"user","content":"`, c.model, stream, opts)
+	case "responses":
+		fmt.Fprintf(&b, `{"model":%q,"max_output_tokens":1024,"stream":%t,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"`, c.model, stream)
+		tail = `"}]}]}`
+	default:
+		fmt.Fprintf(&b, `{"model":%q,"max_tokens":1024,"stream":%t,"messages":[{"role":"user","content":"`, c.model, stream)
+	}
+	filler := max(0, c.bodyBytes-b.Len()-len(tail))
 	b.WriteString(strings.Repeat("lorem ipsum ", filler/12+1)[:filler])
-	b.WriteString(`"}]}`)
+	b.WriteString(tail)
 	return b.Bytes()
 }
 
 // post sends one request and reads the whole answer; anything but a 200
 // is an error.
-func post(ctx context.Context, client *http.Client, url string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+func post(ctx context.Context, client *http.Client, c config, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("new request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("anthropic-version", "2023-06-01")
-	req.Header.Set("x-api-key", "bench-client-key")
+	if c.api == "messages" {
+		req.Header.Set("anthropic-version", "2023-06-01")
+		req.Header.Set("x-api-key", "bench-client-key")
+	} else {
+		req.Header.Set("Authorization", "Bearer bench-client-key")
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("post: %w", err)
@@ -54,8 +73,8 @@ func post(ctx context.Context, client *http.Client, url string, body []byte) (*h
 	return resp, nil
 }
 
-func roundTrip(ctx context.Context, client *http.Client, url string, body []byte) error {
-	resp, err := post(ctx, client, url, body)
+func roundTrip(ctx context.Context, client *http.Client, c config, body []byte) error {
+	resp, err := post(ctx, client, c, body)
 	if err != nil {
 		return err
 	}
@@ -77,7 +96,7 @@ func warm(ctx context.Context, client *http.Client, c config, body []byte) {
 	for range c.conns {
 		wg.Go(func() {
 			for range 2 {
-				_ = roundTrip(ctx, client, c.url, body)
+				_ = roundTrip(ctx, client, c, body)
 			}
 		})
 	}
@@ -85,11 +104,11 @@ func warm(ctx context.Context, client *http.Client, c config, body []byte) {
 }
 
 func runLatency(ctx context.Context, client *http.Client, c config, res *Result) error {
-	body := requestBody(c.bodyBytes, false)
+	body := requestBody(c, false)
 	lat := make([]time.Duration, 0, c.n)
 	for range c.n {
 		t0 := time.Now()
-		if err := roundTrip(ctx, client, c.url, body); err != nil {
+		if err := roundTrip(ctx, client, c, body); err != nil {
 			res.noteError(err)
 			if ctx.Err() != nil {
 				break
@@ -107,7 +126,7 @@ func runLatency(ctx context.Context, client *http.Client, c config, res *Result)
 // request's latency counts from its due time, so time spent queued behind
 // a slow target counts too.
 func runRate(ctx context.Context, client *http.Client, c config, res *Result) error {
-	body := requestBody(c.bodyBytes, false)
+	body := requestBody(c, false)
 	total := int(float64(c.rate) * c.duration.Seconds())
 	due := make(chan time.Time, total)
 	var mu sync.Mutex
@@ -116,7 +135,7 @@ func runRate(ctx context.Context, client *http.Client, c config, res *Result) er
 	for range c.conns {
 		wg.Go(func() {
 			for at := range due {
-				err := roundTrip(ctx, client, c.url, body)
+				err := roundTrip(ctx, client, c, body)
 				d := time.Since(at)
 				mu.Lock()
 				if err != nil {
@@ -155,7 +174,7 @@ func runRate(ctx context.Context, client *http.Client, c config, res *Result) er
 // runMax is a closed loop: every worker sends its next request as soon as
 // the last one is answered, for c.duration.
 func runMax(ctx context.Context, client *http.Client, c config, res *Result) error {
-	body := requestBody(c.bodyBytes, false)
+	body := requestBody(c, false)
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
 	var mu sync.Mutex
@@ -167,7 +186,7 @@ func runMax(ctx context.Context, client *http.Client, c config, res *Result) err
 			var mine []time.Duration
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				err := roundTrip(ctx, client, c.url, body)
+				err := roundTrip(ctx, client, c, body)
 				switch {
 				case err == nil:
 					mine = append(mine, time.Since(t0))

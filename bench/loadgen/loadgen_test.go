@@ -66,18 +66,30 @@ func TestStatusKB(t *testing.T) {
 }
 
 func TestRequestBody(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		b := requestBody(4096, stream)
-		var v struct {
-			Model  string `json:"model"`
-			Stream bool   `json:"stream"`
+	for _, api := range []string{"messages", "chat", "responses"} {
+		for _, stream := range []bool{false, true} {
+			b := requestBody(config{api: api, model: "m-1", bodyBytes: 4096}, stream)
+			var v struct {
+				Model    string            `json:"model"`
+				Stream   bool              `json:"stream"`
+				Messages []json.RawMessage `json:"messages"`
+				Input    []json.RawMessage `json:"input"`
+			}
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatalf("%s body is not JSON: %v", api, err)
+			}
+			if v.Model != "m-1" || v.Stream != stream || len(b) < 4000 || len(b) > 4200 {
+				t.Errorf("%s body: model %q stream %v len %d; want m-1, stream %v, about 4096 bytes", api, v.Model, v.Stream, len(b), stream)
+			}
+			if (api == "responses") != (len(v.Input) == 1) || (api == "responses") == (len(v.Messages) == 1) {
+				t.Errorf("%s body has %d messages and %d input items", api, len(v.Messages), len(v.Input))
+			}
 		}
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatalf("body is not JSON: %v", err)
-		}
-		if v.Model == "" || v.Stream != stream || len(b) < 4000 || len(b) > 4200 {
-			t.Errorf("body: model %q stream %v len %d; want a model, stream %v, about 4096 bytes", v.Model, v.Stream, len(b), stream)
-		}
+	}
+	// The Claude body is the one the benchmark always sent.
+	b := requestBody(config{api: "messages", model: "claude-sonnet-4-5", bodyBytes: 4096}, false)
+	if !strings.HasPrefix(string(b), `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":false,"messages":[{"role":"user","content":"lorem ipsum`) || len(b) != 4096 {
+		t.Errorf("Claude body changed: %.100s… (%d bytes)", b, len(b))
 	}
 }
 
@@ -139,7 +151,67 @@ func TestReadEventsAndJudge(t *testing.T) {
 			if len(st.delays) != tt.wantEvents-1 {
 				t.Errorf("%d delays, want %d (all but message_start)", len(st.delays), tt.wantEvents-1)
 			}
-			if err := checkComplete(evs, 4); (err == nil) != tt.wantComplete {
+			if err := checkComplete(evs, config{api: "messages", upstream: "anthropic", events: 4}); (err == nil) != tt.wantComplete {
+				t.Errorf("checkComplete = %v, want complete %v", err, tt.wantComplete)
+			}
+		})
+	}
+}
+
+// TestTranslatedStream reads a Chat upstream's stream (bench/upstream,
+// chat.go) as a Claude client gets it through a translating proxy, and as
+// a Chat client gets it directly: only the content events carry the send
+// time, in their text.
+func TestTranslatedStream(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	t0 := int64(1_000_000 * ms)
+	text := func(seq int) string { return "seq=" + itoa(int64(seq)) + " ts=" + itoa(t0+int64(seq)*20*ms) + " " }
+	claude := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
+	delta := func(seq int) string {
+		return claude("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+text(seq)+`"}}`)
+	}
+	chunk := func(seq int) string {
+		return `data: {"choices":[{"index":0,"delta":{"content":"` + text(seq) + `"}}]}` + "\n\n"
+	}
+	// 7 upstream chunks: role, content 1–3, finish, usage, [DONE].
+	start := claude("message_start", `{"type":"message_start","message":{"id":"x"}}`) +
+		claude("content_block_start", `{"type":"content_block_start","index":0}`)
+	end := claude("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+		claude("message_delta", `{"type":"message_delta"}`) + claude("message_stop", `{"type":"message_stop"}`)
+	// The Responses stream's done events repeat the whole text.
+	rsp := func(name, data string) string { return claude(name, `{"type":"`+name+`",`+data+`}`) }
+	rdelta := func(seq int) string { return rsp("response.output_text.delta", `"delta":"`+text(seq)+`"`) }
+	whole := text(1) + text(2) + text(3)
+	tests := []struct {
+		name         string
+		api          string
+		parts        []string
+		wantDelays   int
+		wantNotAlone int
+		wantComplete bool
+	}{
+		{"claude, each alone", "messages", []string{start + delta(1), delta(2), delta(3), end}, 3, 0, true},
+		{"claude, coalesced", "messages", []string{start + delta(1), delta(2) + delta(3), end}, 3, 1, true},
+		{"claude, missing", "messages", []string{start + delta(1), delta(3), end}, 2, 0, false},
+		{"claude, no message_stop", "messages", []string{start + delta(1), delta(2), delta(3)}, 3, 0, false},
+		{"chat", "chat", []string{`data: {"choices":[{"delta":{"role":"assistant","content":""}}]}` + "\n\n", chunk(1), chunk(2), chunk(3),
+			`data: {"choices":[{"delta":{},"finish_reason":"stop"}]}` + "\n\n", "data: [DONE]\n\n"}, 3, 0, true},
+		{"chat, no [DONE]", "chat", []string{chunk(1), chunk(2), chunk(3)}, 3, 0, false},
+		{"responses", "responses", []string{rsp("response.created", `"x":1`) + rdelta(1), rdelta(2), rdelta(3),
+			rsp("response.output_text.done", `"text":"`+whole+`"`) + rsp("response.completed", `"output":[{"text":"`+whole+`"}]`)}, 3, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := readEvents(&chunks{parts: tt.parts})
+			if err != nil {
+				t.Fatalf("readEvents: %v", err)
+			}
+			st := judge(evs, time.Unix(0, t0), 20*time.Millisecond)
+			if len(st.delays) != tt.wantDelays || st.notAlone != tt.wantNotAlone {
+				t.Errorf("%d delays, %d not alone; want %d, %d", len(st.delays), st.notAlone, tt.wantDelays, tt.wantNotAlone)
+			}
+			err = checkComplete(evs, config{api: tt.api, upstream: "chat", events: 7})
+			if (err == nil) != tt.wantComplete {
 				t.Errorf("checkComplete = %v, want complete %v", err, tt.wantComplete)
 			}
 		})

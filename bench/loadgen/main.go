@@ -11,6 +11,13 @@
 //	         (receive time − the upstream's send timestamp), time to first
 //	         event, incomplete streams, events that did not arrive alone
 //
+// -api is the protocol the client speaks (the body it sends and how its
+// stream ends): messages (Claude), chat (Chat Completions) or responses.
+// -upstream is the protocol of the upstream behind the target, which
+// decides which events carry the upstream's send time: every event of an
+// Anthropic stream, only the content chunks of a Chat one (bench/upstream,
+// chat.go), whatever protocol the target translates them into.
+//
 // With -pid it also samples the target processes: CPU time (utime+stime
 // from /proc/<pid>/stat) across the run and VmRSS every 20 ms.
 package main
@@ -31,6 +38,9 @@ import (
 
 type config struct {
 	mode, url, label  string
+	test              string // the result's test name, when not the default
+	api, upstream     string // client and upstream protocol
+	model             string
 	round             int
 	n, conns, perConn int
 	rate              int
@@ -46,9 +56,13 @@ func parse(args []string) (config, error) {
 	var pids string
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.StringVar(&c.mode, "mode", "latency", "latency | rate | max | wrk | sse")
-	fs.StringVar(&c.url, "url", "", "target URL of POST /v1/messages")
+	fs.StringVar(&c.url, "url", "", "target URL (POST /v1/messages, /v1/chat/completions or /v1/responses, per -api)")
 	fs.StringVar(&c.label, "label", "", "target name copied into the result")
+	fs.StringVar(&c.api, "api", "messages", "the client's protocol: messages | chat | responses")
+	fs.StringVar(&c.upstream, "upstream", "anthropic", "sse: the upstream's protocol: anthropic | chat")
+	fs.StringVar(&c.model, "model", "claude-sonnet-4-5", "model of the requests")
 	fs.IntVar(&c.round, "round", 0, "round number copied into the result")
+	fs.StringVar(&c.test, "test", "", "test name copied into the result (bench/report's default: the mode, for sse plus the stream count)")
 	fs.IntVar(&c.n, "n", 2000, "latency: requests")
 	fs.IntVar(&c.conns, "c", 64, "rate, max, sse: connections (concurrent streams for sse)")
 	fs.IntVar(&c.perConn, "r", 2, "sse: streams per connection, one after another")
@@ -66,6 +80,15 @@ func parse(args []string) (config, error) {
 	}
 	if c.n < 1 || c.conns < 1 || c.perConn < 1 || c.rate < 1 || c.duration <= 0 {
 		return c, fmt.Errorf("-n, -c, -r, -rps and -d must be positive")
+	}
+	if c.api != "messages" && c.api != "chat" && c.api != "responses" {
+		return c, fmt.Errorf("-api %q: want messages, chat or responses", c.api)
+	}
+	if c.upstream != "anthropic" && c.upstream != "chat" {
+		return c, fmt.Errorf("-upstream %q: want anthropic or chat", c.upstream)
+	}
+	if c.upstream == "chat" && c.events < 5 {
+		return c, fmt.Errorf("-events %d: a chat stream has at least 5 chunks", c.events)
 	}
 	for _, p := range strings.FieldsFunc(pids, func(r rune) bool { return r == ',' }) {
 		pid, err := strconv.Atoi(p)
@@ -104,13 +127,13 @@ func run(ctx context.Context, c config) (*Result, error) {
 	if c.mode != "sse" {
 		// Connections and the target's upstream pool are opened before
 		// anything is measured.
-		warm(ctx, client, c, requestBody(c.bodyBytes, false))
+		warm(ctx, client, c, requestBody(c, false))
 	}
 	sampler, err := startSampler(ctx, c.pids, 20*time.Millisecond)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Mode: c.mode, Target: c.label, Round: c.round, Conns: c.conns}
+	res := &Result{Mode: c.mode, Test: c.test, Target: c.label, Round: c.round, Conns: c.conns}
 	start := time.Now()
 	switch c.mode {
 	case "latency":

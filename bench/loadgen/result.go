@@ -9,6 +9,7 @@ import (
 // Latencies are in microseconds, CPU in milliseconds, memory in KiB.
 type Result struct {
 	Mode   string  `json:"mode"`
+	Test   string  `json:"test,omitempty"`
 	Target string  `json:"target"`
 	Round  int     `json:"round"`
 	Conns  int     `json:"conns"`

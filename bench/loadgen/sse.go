@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -32,7 +33,7 @@ type streamStats struct {
 }
 
 func runSSE(ctx context.Context, client *http.Client, c config, res *Result) error {
-	body := requestBody(c.bodyBytes, true)
+	body := requestBody(c, true)
 	var mu sync.Mutex
 	var delays, firsts, contents []time.Duration
 	var wg sync.WaitGroup
@@ -73,7 +74,7 @@ func runSSE(ctx context.Context, client *http.Client, c config, res *Result) err
 // broken read, or events missing or out of order.
 func oneStream(ctx context.Context, client *http.Client, c config, body []byte) (*streamStats, error) {
 	t0 := time.Now()
-	resp, err := post(ctx, client, c.url, body)
+	resp, err := post(ctx, client, c, body)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func oneStream(ctx context.Context, client *http.Client, c config, body []byte) 
 	if readErr != nil {
 		return st, fmt.Errorf("read stream after %d events: %w", len(evs), readErr)
 	}
-	return st, checkComplete(evs, c.events)
+	return st, checkComplete(evs, c)
 }
 
 // readEvents reads SSE events until EOF, stamping each with the time of the
@@ -119,18 +120,33 @@ func readEvents(r io.Reader) ([]received, error) {
 }
 
 // parseEvent reads the event name and the upstream's "seq" and "ts" fields
-// without a JSON decode; seq is -1 when absent (an event ccmesh made
-// itself, such as an error).
+// without a JSON decode: an Anthropic upstream's event has them as JSON
+// fields, a Chat upstream's content chunk as "seq=N ts=UNIXNS" in its text,
+// which survives translation into any protocol. seq is -1 when absent (an
+// event the proxy made itself: an error, or every event but the text ones
+// of a translated stream). A Chat stream's events have no name; its end
+// is named "[DONE]".
 func parseEvent(b []byte) received {
 	ev := received{seq: -1}
 	if rest, ok := bytes.CutPrefix(b, []byte("event: ")); ok {
 		name, _, _ := bytes.Cut(rest, []byte("\n"))
 		ev.name = string(name)
+	} else if bytes.Equal(bytes.TrimSpace(b), []byte("data: [DONE]")) {
+		ev.name = "[DONE]"
 	}
-	if v, ok := intField(b, `"seq":`); ok {
+	seqKey, tsKey := `"seq":`, `"ts":`
+	if !bytes.Contains(b, []byte(seqKey)) {
+		// In text, only a delta's counts: the done and completed events
+		// of a Responses stream repeat the whole text.
+		if ev.name != "" && !strings.HasSuffix(ev.name, "delta") {
+			return ev
+		}
+		seqKey, tsKey = "seq=", "ts="
+	}
+	if v, ok := intField(b, seqKey); ok {
 		ev.seq = int(v)
 	}
-	if v, ok := intField(b, `"ts":`); ok {
+	if v, ok := intField(b, tsKey); ok {
 		ev.ts = time.Unix(0, v)
 	}
 	return ev
@@ -151,10 +167,12 @@ func intField(b []byte, key string) (int64, bool) {
 }
 
 // judge computes a stream's figures. An event is "not alone" when it
-// arrived in the same read as the event before it although the upstream
-// sent it at least half an interval later: a proxy held or coalesced it.
+// arrived in the same read as the timed event before it although the
+// upstream sent it at least half an interval later: a proxy held or
+// coalesced it. Events without a send time (seq < 0) are not judged.
 func judge(evs []received, t0 time.Time, interval time.Duration) *streamStats {
 	st := &streamStats{}
+	prev := -1 // the last event with a send time
 	for i, ev := range evs {
 		if i == 0 {
 			st.first = ev.at.Sub(t0)
@@ -168,29 +186,45 @@ func judge(evs []received, t0 time.Time, interval time.Duration) *streamStats {
 		if ev.seq >= 1 {
 			st.delays = append(st.delays, ev.at.Sub(ev.ts))
 		}
-		if i > 0 && ev.read == evs[i-1].read && ev.ts.Sub(evs[i-1].ts) >= interval/2 {
+		if prev >= 0 && ev.read == evs[prev].read && ev.ts.Sub(evs[prev].ts) >= interval/2 {
 			st.notAlone++
-			if evs[i-1].seq == 0 {
+			if evs[prev].seq == 0 {
 				st.preludeNotAlone++
 			}
 		}
+		prev = i
 	}
 	return st
 }
 
-// checkComplete: want events, seq 0, 1, 2, … with nothing missing,
-// ending in message_stop.
-func checkComplete(evs []received, want int) error {
-	if len(evs) != want {
-		return fmt.Errorf("got %d events, want %d", len(evs), want)
+// checkComplete: every timed event the upstream sent, in order, nothing
+// missing or extra, and the stream ends the way the client's protocol
+// ends one. From an Anthropic upstream every event is timed (seq 0, 1, 2,
+// …, c.events in all); from a Chat upstream the content chunks 1 … events−4
+// are, and the proxy may add untimed events of its own around them.
+func checkComplete(evs []received, c config) error {
+	if c.upstream == "anthropic" && len(evs) != c.events {
+		return fmt.Errorf("got %d events, want %d", len(evs), c.events)
+	}
+	next, last := 0, c.events-1
+	if c.upstream == "chat" {
+		next, last = 1, c.events-4
 	}
 	for i, ev := range evs {
-		if ev.seq != i {
-			return fmt.Errorf("event %d is %s with seq %d: missing, extra or out of order", i, ev.name, ev.seq)
+		if ev.seq < 0 && c.upstream == "chat" {
+			continue
 		}
+		if ev.seq != next {
+			return fmt.Errorf("event %d is %s with seq %d, want seq %d: missing, extra or out of order", i, ev.name, ev.seq, next)
+		}
+		next++
 	}
-	if len(evs) == 0 || evs[len(evs)-1].name != "message_stop" {
-		return fmt.Errorf("stream of %d events does not end with message_stop", len(evs))
+	if next != last+1 {
+		return fmt.Errorf("stream ended after seq %d, want %d", next-1, last)
+	}
+	end := map[string]string{"messages": "message_stop", "chat": "[DONE]", "responses": "response.completed"}[c.api]
+	if len(evs) == 0 || evs[len(evs)-1].name != end {
+		return fmt.Errorf("stream of %d events does not end with %s", len(evs), end)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func runWrk(ctx context.Context, c config, res *Result) error {
 	}
 	defer os.RemoveAll(dir)
 	script := filepath.Join(dir, "post.lua")
-	body := requestBody(c.bodyBytes, false)
+	body := requestBody(c, false)
 	if bytes.Contains(body, []byte("]==]")) {
 		return fmt.Errorf("request body cannot be quoted for wrk")
 	}

@@ -14,6 +14,7 @@ import (
 // run.sh's idle lines: mode "idle" or "idle-after" with rss_end_kb).
 type result struct {
 	Mode    string  `json:"mode"`
+	Test    string  `json:"test"`
 	Target  string  `json:"target"`
 	Round   int     `json:"round"`
 	Conns   int     `json:"conns"`
@@ -39,8 +40,12 @@ type result struct {
 	RSSEndKB    int64   `json:"rss_end_kb"`
 }
 
-// test names a kind of run: the mode, and for SSE the stream count.
+// test names a kind of run: the name run.sh gave it, else the mode, and
+// for SSE the stream count.
 func (r result) test() string {
+	if r.Test != "" {
+		return r.Test
+	}
 	if r.Mode == "sse" {
 		return "sse" + strconv.Itoa(r.Conns)
 	}
@@ -98,8 +103,14 @@ func (rs runs) med(test, target string, metric func(result) float64) float64 {
 // added is the median over rounds of (target − direct) in the same round:
 // what the proxy adds, compared within one round so drift cancels.
 func (rs runs) added(test, target string, metric func(result) float64) float64 {
+	return rs.addedTo(test, target, "direct", metric)
+}
+
+// addedTo is added with another reference than direct: the same upstream
+// reached without a proxy, in the protocol the target's upstream speaks.
+func (rs runs) addedTo(test, target, ref string, metric func(result) float64) float64 {
 	direct := map[int]float64{}
-	for _, r := range rs[test]["direct"] {
+	for _, r := range rs[test][ref] {
 		direct[r.Round] = metric(r)
 	}
 	var xs []float64

@@ -25,7 +25,7 @@ func main() {
 	flag.StringVar(&o.gobench, "gobench", "", "output of make bench-go")
 	flag.StringVar(&o.pprofTop, "pprof-top", "", "pprof -top of the proxy benchmark")
 	flag.StringVar(&o.pprofCum, "pprof-cum", "", "pprof -top -cum of the proxy benchmark")
-	flag.StringVar(&o.perfDir, "perf-dir", "", "directory with perf-{max,sse}-{flat,cum}.txt (optional)")
+	flag.StringVar(&o.perfDir, "perf-dir", "", "directory with perf-{max,sse,tr-max,tr-sse}-{flat,cum}.txt (optional)")
 	flag.StringVar(&o.load, "load", "", "the machine's load average before and after")
 	flag.StringVar(&o.notes, "notes", "", "hand-written notes to include, if the file exists")
 	flag.StringVar(&o.machine, "machine", "", "machine description")
@@ -57,6 +57,7 @@ func run(o options) error {
 	writeRequests(&b, rs)
 	writeStreams(&b, rs)
 	writeLogging(&b, rs)
+	writeTranslation(&b, rs)
 	for _, sec := range []struct {
 		title, file, intro string
 		optional           bool
@@ -67,6 +68,10 @@ func run(o options) error {
 		{"CPU profile: ccmesh at max RPS (perf, cumulative)", o.perf("max-cum"), perfCumIntro, true},
 		{"CPU profile: ccmesh with 64 streams (perf, flat)", o.perf("sse-flat"), perfIntro("64 concurrent SSE streams") + "`perf report --no-children --sort symbol`:\n\n", true},
 		{"CPU profile: ccmesh with 64 streams (perf, cumulative)", o.perf("sse-cum"), perfCumIntro, true},
+		{"CPU profile: ccmesh translating Claude→Chat at max RPS (perf, flat)", o.perf("tr-max-flat"), perfIntro("a wrk run at max RPS of Claude requests to the openai-chat endpoint") + "`perf report --no-children --sort symbol`:\n\n", true},
+		{"CPU profile: ccmesh translating Claude→Chat at max RPS (perf, cumulative)", o.perf("tr-max-cum"), perfCumIntro, true},
+		{"CPU profile: ccmesh translating 64 streams Claude→Chat (perf, flat)", o.perf("tr-sse-flat"), perfIntro("64 concurrent Claude streams from the Chat upstream") + "`perf report --no-children --sort symbol`:\n\n", true},
+		{"CPU profile: ccmesh translating 64 streams Claude→Chat (perf, cumulative)", o.perf("tr-sse-cum"), perfCumIntro, true},
 		{"CPU profile: proxy benchmark", o.pprofTop, "`go test -run '^$' -bench 'BenchmarkProxyNonStream$' -benchtime 3s -cpuprofile` on ./proxy, then `go tool pprof -top` (flat):\n\n", false},
 		{"CPU profile: proxy benchmark, cumulative", o.pprofCum, "The same profile, `pprof -top -cum`:\n\n", false},
 	} {

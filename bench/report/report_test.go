@@ -164,3 +164,91 @@ func TestLogChecks(t *testing.T) {
 		})
 	}
 }
+
+// writeLines writes raw result lines.
+func writeLines(t *testing.T, lines []string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTranslationChecks(t *testing.T) {
+	// Per round: direct 100, pass-through +50 over it; direct-chat 110,
+	// the translations +60 and +80 over it, claude-code-router +400.
+	var lines []string
+	for round, slow := range []float64{0, 1000, 0} {
+		for target, p50 := range map[string]float64{"direct": 100, "ccmesh": 150, "direct-chat": 110,
+			"tr-claude": 170, "tr-responses": 190, "ccr": 510} {
+			for _, mode := range []string{"latency", "rate"} {
+				lines = append(lines, fmt.Sprintf(`{"mode":%q,"target":%q,"round":%d,"p50_us":%v,"p99_us":%v,"cpu_per_req_us":%v}`,
+					mode, target, round+1, p50+slow, 2*(p50+slow), p50))
+			}
+		}
+		for target, ev := range map[string]float64{"direct": 100, "ccmesh": 300, "direct-chat": 100, "tr-claude": 400} {
+			lines = append(lines, fmt.Sprintf(`{"mode":"sse","target":%q,"round":%d,"conns":8,"event_p50_us":%v,"streams":4}`, target, round+1, ev))
+		}
+	}
+	lines = append(lines,
+		`{"mode":"sse","test":"sse200slow","target":"tr-claude","conns":200,"rss_max_kb":51200,"streams":200}`,
+		`{"mode":"sse","test":"sse200slow","target":"ccmesh","conns":200,"rss_max_kb":40960,"streams":200,"incomplete":1}`)
+	rs, err := load(writeLines(t, lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range translationChecks(rs) {
+		c.render(&b)
+	}
+	for _, want := range []string{
+		"| translation Claude→Chat added p50, c=1 (÷ pass-through) | 1.20× | ≤ 1.3× | met | translation +60 µs, pass-through +50 µs |",
+		"| translation Responses→Chat added p50, 1000 RPS (÷ pass-through) | 1.60× | ≤ 1.3× | **not met** |",
+		"| translation Claude→Chat added p99, c=1 (÷ pass-through) | 1.20× | (no limit) | — |",
+		"| translation Claude→Chat CPU per request at 1000 RPS (÷ pass-through) | 1.13× | (no limit) | — | 170 µs vs 150 µs |",
+		"| translation Claude→Chat added p50, c=1 (÷ claude-code-router's) | 0.15× | ≤ 0.5× | met | ccmesh +60 µs, claude-code-router +400 µs |",
+		"| translated SSE Claude→Chat added per-event p50, 8 streams (÷ pass-through) | 1.50× | ≤ 1.3× | **not met** | translation +300 µs, pass-through +200 µs |",
+		"| translated SSE Claude→Chat added per-event p50, 64 streams (÷ pass-through) | — | ≤ 1.3× | no data |",
+		"| translated SSE incomplete streams | 0 | 0 | met | of 212 streams |",
+		"| RSS peak with 200 translated streams (Claude→Chat, 4 s each) | 50.0 MiB | ≤ 64 MiB | met | pass-through, the same load: 40.0 MiB |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("translation checks lack %q:\n%s", want, b.String())
+		}
+	}
+	var tb strings.Builder
+	writeTranslation(&tb, rs)
+	for _, want := range []string{
+		"| | direct (Chat) | ccmesh pass-through | ccmesh Claude→Chat | ccmesh Responses→Chat | claude-code-router Claude→Chat |",
+		"| c=1 added p50 | — | 50 | 60 | 80 | 400 |",
+	} {
+		if !strings.Contains(tb.String(), want) {
+			t.Errorf("translation section lacks %q:\n%s", want, tb.String())
+		}
+	}
+}
+
+func TestTranslationWithoutCCR(t *testing.T) {
+	rs, err := load(writeLines(t, []string{
+		`{"mode":"latency","target":"direct-chat","round":1,"p50_us":100}`,
+		`{"mode":"latency","target":"tr-claude","round":1,"p50_us":150}`,
+		`{"mode":"skipped","target":"ccr","error_example":"node or npm not found"}`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range translationChecks(rs) {
+		c.render(&b)
+	}
+	want := "| translation Claude→Chat added p50, c=1 (÷ claude-code-router's) | — | ≤ 0.5× | no data | claude-code-router did not run: node or npm not found |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("checks lack %q:\n%s", want, b.String())
+	}
+	var tb strings.Builder
+	writeTranslation(&tb, rs)
+	if !strings.Contains(tb.String(), "- claude-code-router did not run: node or npm not found") {
+		t.Errorf("translation section does not say why claude-code-router is missing:\n%s", tb.String())
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -45,8 +46,16 @@ type row struct {
 	skip   map[string]bool // targets for which the figure means nothing
 }
 
-func table(b *strings.Builder, cols []string, rows []row) {
-	fmt.Fprintf(b, "| | %s |\n|---|%s\n", strings.Join(cols, " | "), strings.Repeat("---:|", len(cols)))
+func table(b *strings.Builder, cols []string, rows []row) { namedTable(b, cols, nil, rows) }
+
+// namedTable is table with column headings other than the target names:
+// names[col], where set.
+func namedTable(b *strings.Builder, cols []string, names map[string]string, rows []row) {
+	heads := make([]string, len(cols))
+	for i, c := range cols {
+		heads[i] = cmp.Or(names[c], c)
+	}
+	fmt.Fprintf(b, "| | %s |\n|---|%s\n", strings.Join(heads, " | "), strings.Repeat("---:|", len(cols)))
 	for _, r := range rows {
 		cells := make([]string, len(cols))
 		for i, c := range cols {

@@ -97,6 +97,7 @@ func writeTargets(b *strings.Builder, rs runs) {
 		check{what: "RSS peak with 200 streams", got: rs.med("sse200", "ccmesh", rssMax), format: "%.1f MiB", limit: "≤ 64 MiB", met: rs.med("sse200", "ccmesh", rssMax) <= 64},
 	)
 	cs = append(cs, logChecks(rs)...)
+	cs = append(cs, translationChecks(rs)...)
 	for _, c := range cs {
 		c.render(b)
 	}

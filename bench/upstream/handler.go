@@ -19,7 +19,8 @@ const message = `{"id":"msg_bench","type":"message","role":"assistant","model":"
 	`"content":[{"type":"text","text":"Hello from the benchmark upstream."}],` +
 	`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1200,"output_tokens":9}}`
 
-// Handler answers POST /v1/messages; anything else is a 404.
+// Handler answers POST /v1/messages and POST /v1/chat/completions (see
+// chat.go); anything else is a 404.
 type Handler struct {
 	Events   int           // events per stream, ≥ minEvents
 	Interval time.Duration // time between events
@@ -39,7 +40,8 @@ func (h *Handler) clock() time.Time {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+	chat := r.URL.Path == "/v1/chat/completions"
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" && !chat {
 		http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"not found"}}`, http.StatusNotFound)
 		return
 	}
@@ -54,19 +56,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A substring test, not a decode: the benchmark clients send compact
 	// JSON, and decoding would make the upstream a bottleneck.
-	if bytes.Contains(buf.Bytes(), []byte(`"stream":true`)) {
-		h.stream(w, r)
-		return
+	stream := bytes.Contains(buf.Bytes(), []byte(`"stream":true`))
+	switch {
+	case chat && stream:
+		h.stream(w, r, chatEvents(bytes.Contains(buf.Bytes(), []byte(`"include_usage":true`))))
+	case stream:
+		h.stream(w, r, appendEvent)
+	default:
+		answer := message
+		if chat {
+			answer = chatMessage
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+		_, _ = io.WriteString(w, answer)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(message)))
-	_, _ = io.WriteString(w, message)
 }
+
+// eventFunc appends event seq of an n-event stream sent at ts (unix ns);
+// appending nothing sends nothing at that tick.
+type eventFunc func(b []byte, seq, n int, ts int64) []byte
 
 // stream sends h.Events events, the first at once and each next one
 // Interval after the previous one's schedule (a ticker, so delays do not
 // add up), each flushed on its own.
-func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request, event eventFunc) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
@@ -86,7 +100,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		line = appendEvent(line[:0], seq, h.Events, h.clock().UnixNano())
+		line = event(line[:0], seq, h.Events, h.clock().UnixNano())
+		if len(line) == 0 {
+			continue
+		}
 		if _, err := w.Write(line); err != nil {
 			return
 		}

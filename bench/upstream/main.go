@@ -4,7 +4,9 @@
 // when the body asks for "stream":true, an SSE stream of -events events
 // -interval apart whose data carry their send time ("ts", unix ns) and
 // position ("seq"), so a client can measure each event's delay through a
-// proxy.
+// proxy. POST /v1/chat/completions answers the same in the Chat Completions
+// shape; its streamed content chunks carry "seq=N ts=UNIXNS" inside their
+// text, so the times survive a proxy that translates the stream (chat.go).
 package main
 
 import (

@@ -107,12 +107,12 @@ export class Ccmesh {
     return eps.filter((e) => e.fast).sort((a, b) => a.fast_sort_order - b.fast_sort_order).map((e) => e.name);
   }
 
-  /** One Claude-style request through the proxy. */
-  async message(model = 'claude-sonnet-4-5', stream = false): Promise<Response> {
+  /** One Claude-style request through the proxy; `opts` sets the client's own key and the prompt. */
+  async message(model = 'claude-sonnet-4-5', stream = false, opts: { apiKey?: string; prompt?: string } = {}): Promise<Response> {
     const r = await fetch(`${this.base}/v1/messages?beta=true`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'client-key' },
-      body: JSON.stringify({ model, max_tokens: 16, stream, messages: [{ role: 'user', content: 'ping' }] }),
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': opts.apiKey ?? 'client-key' },
+      body: JSON.stringify({ model, max_tokens: 16, stream, messages: [{ role: 'user', content: opts.prompt ?? 'ping' }] }),
     });
     await r.text();
     return r;

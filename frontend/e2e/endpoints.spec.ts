@@ -10,6 +10,8 @@ test.describe('endpoints', () => {
     await expect(page.getByTestId('dashboard-welcome')).toBeVisible();
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await expect(page.getByRole('tab', { name: 'Endpoints' })).toHaveAttribute('aria-selected', 'true');
+    // Adding starts at the preset list; Custom is the empty form.
+    await page.getByTestId('preset-picker').getByRole('button', { name: 'Custom', exact: true }).click();
     const form = page.getByRole('form', { name: 'Add endpoint' });
     await form.getByLabel('Name', { exact: true }).fill('relay-one');
     await form.getByLabel('Base URL').fill(up.url);
@@ -32,6 +34,7 @@ test.describe('endpoints', () => {
 
     // The same name again: the API's 409 shows next to the Name field.
     await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('button', { name: 'Custom', exact: true }).click();
     const again = page.getByRole('form', { name: 'Add endpoint' });
     await again.getByLabel('Name', { exact: true }).fill('relay-one');
     await again.getByLabel('Base URL').fill(up.url);
@@ -79,5 +82,45 @@ test.describe('endpoints', () => {
     await expect(card.getByRole('status')).toContainText('Saved 2 models');
     await expect(card).toContainText('claude-sonnet-4-5, claude-haiku-4-5');
     expect((await ccmesh.endpoints()).find((e) => e.name === 'fetchy')?.models).toEqual(['claude-sonnet-4-5', 'claude-haiku-4-5']);
+  });
+
+  // docs/BEHAVIOUR.md#presets
+  test('adds endpoints from a preset: the form comes filled, named after it, and the key is the user’s', async ({ ccmesh, openUI }) => {
+    const secret = 'sk-deepseek-e2e-SECRET-77aa';
+    const page = await openUI('#/endpoints');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const picker = page.getByTestId('preset-picker');
+    const deepseek = picker.getByTestId('preset-deepseek');
+    await expect(deepseek).toContainText('DeepSeek');
+    await expect(deepseek.getByRole('link', { name: 'source' })).toHaveAttribute('href', /^https:\/\/api-docs\.deepseek\.com\//);
+    await expect(picker.getByTestId('preset-custom')).toBeVisible();
+    await deepseek.getByRole('button', { name: 'DeepSeek', exact: true }).click();
+
+    const form = page.getByRole('form', { name: 'Add endpoint' });
+    await expect(form.getByTestId('form-preset')).toContainText('DeepSeek');
+    await expect(form.getByLabel('Name', { exact: true })).toHaveValue('deepseek');
+    await expect(form.getByLabel('Base URL')).toHaveValue('https://api.deepseek.com/anthropic');
+    await expect(form.getByLabel('Protocol')).toHaveValue('anthropic');
+    await expect(form.getByLabel('Price multiplier')).toHaveValue('1');
+    await form.getByLabel('API key').fill(secret);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByTestId('endpoint-card-deepseek')).toBeVisible();
+
+    // The same preset again: a free name, and a relay's price multiplier.
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByTestId('preset-deepseek').getByRole('button', { name: 'DeepSeek', exact: true }).click();
+    const again = page.getByRole('form', { name: 'Add endpoint' });
+    await expect(again.getByLabel('Name', { exact: true })).toHaveValue('deepseek-2');
+    await again.getByLabel('Price multiplier').fill('0.3');
+    await again.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByTestId('endpoint-card-deepseek-2').getByTestId('price-multiplier')).toHaveText('× 0.3');
+
+    const saved = await ccmesh.api<Array<Record<string, unknown>>>('GET', '/api/endpoints');
+    expect(saved).toEqual([
+      expect.objectContaining({ name: 'deepseek', base_url: 'https://api.deepseek.com/anthropic', protocol: 'anthropic', auth: 'x-api-key', has_key: true, price_multiplier: 1 }),
+      expect.objectContaining({ name: 'deepseek-2', base_url: 'https://api.deepseek.com/anthropic', has_key: false, price_multiplier: 0.3 }),
+    ]);
+    expect(await page.content()).not.toContain(secret);
+    await expectNoReload(page);
   });
 });

@@ -23,7 +23,7 @@ test('settings save through the API; Connect Claude Code shows the change, then 
   expect(s).toMatchObject({ strategy: 'priority', log_retention_days: 7, listen: '127.0.0.1:4999' });
 
   await expect(page.getByTestId('claude-exports')).toContainText(`ANTHROPIC_BASE_URL='${ccmesh.base}'`);
-  await page.getByRole('button', { name: 'Show the change' }).click();
+  await page.getByRole('region', { name: 'Connect Claude Code' }).getByRole('button', { name: 'Show the change' }).click();
   await expect(page.getByTestId('claude-current')).toContainText('DISABLE_TELEMETRY');
   await expect(page.getByTestId('claude-proposed')).toContainText(ccmesh.base);
   expect(readFileSync(file, 'utf8')).not.toContain('ANTHROPIC_BASE_URL'); // nothing written by the preview
@@ -38,3 +38,35 @@ test('settings save through the API; Connect Claude Code shows the change, then 
   expect(readFileSync(backup, 'utf8')).not.toContain('ANTHROPIC_BASE_URL');
   await expectNoReload(page);
 });
+
+test('Connect Codex shows the provider block, previews the config.toml change as a diff, then writes it with a backup', async ({ ccmesh, openUI }) => {
+  // ccmesh runs with HOME set to its temp data dir (see ccmesh.ts); CODEX_HOME is not passed on.
+  const dir = join(ccmesh.dataDir, '.codex');
+  const file = join(dir, 'config.toml');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, '# mine\nmodel = "gpt-5"\nmodel_provider = "openai"\n\n[tui]\nnotifications = true\n');
+
+  const page = await openUI('#/settings');
+  const block = page.getByTestId('codex-block');
+  await expect(block).toContainText('[model_providers.ccmesh]');
+  await expect(block).toContainText(`base_url = "${ccmesh.base}/v1"`);
+  await expect(page.getByTestId('codex-exports')).toContainText('export CCMESH_API_KEY=');
+  await page.getByRole('region', { name: 'Connect Codex' }).getByRole('button', { name: 'Show the change' }).click();
+  const diff = page.getByTestId('codex-diff');
+  await expect(diff.locator('.diff-removed')).toHaveText(['- model_provider = "openai"']);
+  await expect(diff.locator('.diff-added').first()).toHaveText('+ model_provider = "ccmesh"');
+  await expect(diff.locator('.diff-same').first()).toHaveText('  # mine');
+  expect(readFileSync(file, 'utf8')).toContain('model_provider = "openai"'); // nothing written by the preview
+
+  await page.getByRole('button', { name: 'Write config.toml' }).click();
+  const done = page.getByRole('status').filter({ hasText: 'Backup kept at' });
+  await expect(done).toBeVisible();
+  const written = readFileSync(file, 'utf8');
+  expect(written).toContain('model_provider = "ccmesh"');
+  expect(written).toContain('[model_providers.ccmesh]');
+  expect(written).toContain('[tui]\nnotifications = true');
+  const backup = (await done.textContent())!.replace(/^.*Backup kept at /, '').trim();
+  expect(readFileSync(backup, 'utf8')).toContain('model_provider = "openai"');
+  await expect(page.getByTestId('codex-unchanged')).toBeVisible();
+});
+

@@ -48,6 +48,9 @@ describe('the page', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
     expect(screen.getByRole('tab', { name: 'Endpoints' })).toHaveAttribute('aria-selected', 'true');
+    // Add endpoint starts at the preset list; Custom is the empty form.
+    expect(screen.getByRole('heading', { name: 'Start from a provider' })).toBeInTheDocument();
+    await user.click(await screen.findByRole('button', { name: 'Custom' }));
     expect(screen.getByRole('heading', { name: 'Add endpoint' })).toBeInTheDocument();
     expect(window.location.hash).toBe('#/endpoints');
   });

@@ -55,3 +55,24 @@ export function formatSlot(t: number, bucket: 'minute' | 'hour' | 'day', lang: s
 export function formatUSDShort(v: number, lang: string): string {
   return new Intl.NumberFormat(lang, { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 }).format(v);
 }
+
+/**
+ * What one request or attempt cost, in US dollars: "$0.0012" — cents from a cent up, four decimals below, two
+ * significant digits below a hundredth of a cent (never rounded to "$0.0000"). Null is no price, said in words
+ * by the caller: never $0.
+ */
+export function formatCost(v: number, lang: string): string {
+  if (v === 0 || Math.abs(v) >= 0.0001) return formatUSD(v, lang);
+  return new Intl.NumberFormat(lang, { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 }).format(v);
+}
+
+/** Pretty-printed JSON when the text is JSON, else the text as it is. */
+export function prettyJSON(text: string): { text: string; json: boolean } {
+  const trimmed = text.trim();
+  if (!trimmed || !'{['.includes(trimmed[0])) return { text, json: false };
+  try {
+    return { text: JSON.stringify(JSON.parse(trimmed), null, 2), json: true };
+  } catch {
+    return { text, json: false };
+  }
+}

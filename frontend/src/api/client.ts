@@ -2,8 +2,12 @@
 // through this module (STYLE.md "Frontend"); tests stub `fetch` underneath it.
 import type {
   BreakerEvent,
+  CaptureReply,
   ClaudeCode,
   ClaudeCodeApplied,
+  Codex,
+  CodexApplied,
+  CurlReply,
   Endpoint,
   EndpointInput,
   Explanation,
@@ -14,8 +18,14 @@ import type {
   LogDetail,
   LogPage,
   LogQuery,
+  PresetsReply,
+  PriceRow,
+  PricesReply,
   Protocol,
+  ResendInput,
+  ResendReply,
   Settings,
+  SettingsPatch,
   StatsReply,
   TestResult,
 } from './types';
@@ -166,9 +176,28 @@ export class ApiClient {
     return this.call('GET', `/api/logs/${encodeURIComponent(String(id))}`);
   }
 
-  breakerEvents(endpointId?: Id): Promise<BreakerEvent[]> {
-    const qs = endpointId ? `?endpoint=${encodeURIComponent(String(endpointId))}` : '';
-    return this.call('GET', `/api/breaker-events${qs}`);
+  /** What a request's client sent and got, when capture kept it; a 404 `no_capture` when it did not. */
+  logCapture(id: Id): Promise<CaptureReply> {
+    return this.call('GET', `/api/logs/${encodeURIComponent(String(id))}/capture`);
+  }
+
+  /** Sends a captured request again through the proxy; the answer names the new log row. */
+  resend(id: Id, input: ResendInput = {}): Promise<ResendReply> {
+    return this.call('POST', `/api/logs/${encodeURIComponent(String(id))}/resend`, input);
+  }
+
+  /** A captured request as a curl command against the proxy (the key left to $CCMESH_KEY). */
+  curl(id: Id): Promise<CurlReply> {
+    return this.call('GET', `/api/logs/${encodeURIComponent(String(id))}/curl`);
+  }
+
+  /** The breaker's audit trail, newest first: of one endpoint (its id), or of all. */
+  breakerEvents(endpointId?: Id, limit?: number): Promise<BreakerEvent[]> {
+    const params = new URLSearchParams();
+    if (endpointId) params.set('endpoint', String(endpointId));
+    if (limit) params.set('limit', String(limit));
+    const qs = params.toString();
+    return this.call('GET', `/api/breaker-events${qs ? `?${qs}` : ''}`);
   }
 
   /** Statistics buckets (docs/BEHAVIOUR.md#statistics); the default is the last hour in minutes per endpoint. */
@@ -199,8 +228,30 @@ export class ApiClient {
     return this.call('GET', '/api/settings');
   }
 
-  updateSettings(patch: Partial<Settings>): Promise<Settings> {
-    return this.call('PUT', '/api/settings', patch);
+  /**
+   * PUT /api/settings merges the fields given. `prices` is never sent from here, even when the caller's object
+   * has it: a settings draft would otherwise put back price rows edited since it was loaded (they are saved
+   * with `putPrices`).
+   */
+  updateSettings(patch: SettingsPatch): Promise<Settings> {
+    const body: Partial<Settings> = { ...patch };
+    delete body.prices;
+    return this.call('PUT', '/api/settings', body);
+  }
+
+  /** Your price rows, then the shipped ones (`shipped: true`). */
+  prices(): Promise<PricesReply> {
+    return this.call('GET', '/api/prices');
+  }
+
+  /** Replaces your price rows (`[]` removes them) and answers like `prices()`. */
+  putPrices(rows: PriceRow[]): Promise<PricesReply> {
+    return this.call('PUT', '/api/prices', { rows });
+  }
+
+  /** The providers an endpoint can start from (docs/BEHAVIOUR.md#presets). */
+  presets(): Promise<PresetsReply> {
+    return this.call('GET', '/api/presets');
   }
 
   claudeCode(): Promise<ClaudeCode> {
@@ -210,6 +261,16 @@ export class ApiClient {
   /** Writes the change the preview with this hash showed; a 409 when the file changed since. */
   applyClaudeCode(hash: string): Promise<ClaudeCodeApplied> {
     return this.call('POST', '/api/claude-code/apply', { hash });
+  }
+
+  /** Connect Codex: the provider block, the export line and a preview of the config.toml change. */
+  codex(): Promise<Codex> {
+    return this.call('GET', '/api/codex');
+  }
+
+  /** Writes the config.toml change the preview with this hash showed; a 409 when the file changed since. */
+  applyCodex(hash: string): Promise<CodexApplied> {
+    return this.call('POST', '/api/codex/apply', { hash });
   }
 
   /** Opens the server-sent event stream; the caller closes it. */

@@ -400,6 +400,7 @@ export interface StatBucket {
   reasoning: number;
   cost_usd: number;
   unpriced: number;
+  hedges: number;
 }
 
 /** Go: app.tsStats */

@@ -2,7 +2,7 @@
 // types into ./types.gen.ts by `make types` (app/apitypes_test.go lists them); a Go test fails when
 // that file is out of date. This file names them as the UI does and adds the UI's own types: to
 // change an API shape, change the Go type and run `make types`, never copy its fields here.
-import type { EndpointPatch } from './types.gen';
+import type { EndpointPatch, Settings } from './types.gen';
 
 export type * from './types.gen';
 export type {
@@ -26,3 +26,6 @@ export interface LogQuery {
   status?: string;
   model?: string;
 }
+
+/** Body of PUT /api/settings from the UI: any subset of the fields, never `prices` (see ApiClient.updateSettings). */
+export type SettingsPatch = Partial<Omit<Settings, 'prices'>>;

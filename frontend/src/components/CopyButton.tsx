@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
-async function copyText(text: string): Promise<void> {
+/** Puts text on the clipboard: the Clipboard API, or the old selection way where it is refused. */
+export async function copyText(text: string): Promise<void> {
   if (navigator.clipboard?.writeText) {
     try {
       await navigator.clipboard.writeText(text);

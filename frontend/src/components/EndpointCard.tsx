@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useApi } from '../api/context';
 import type { Endpoint, FetchModelsReply, Health, TestResult } from '../api/types';
 import { formatPercent, formatTime } from '../format';
+import { BreakerHistory } from './BreakerHistory';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Countdown } from './Countdown';
 import { StatusBadge } from './StatusBadge';
@@ -71,6 +72,9 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
         <div><dt>{t('endpoints.p50')}</dt><dd>{health?.p50_ms != null ? `${health.p50_ms} ms` : t('endpoints.none')}</dd></div>
         <div><dt>{t('endpoints.key')}</dt><dd className="mono">{ep.has_key ? ep.api_key_masked : t('endpoints.noKey')}</dd></div>
         <div><dt>{t('endpoints.models')}</dt><dd className="mono">{ep.models.length ? ep.models.join(', ') : t('endpoints.allModels')}</dd></div>
+        {ep.price_multiplier !== undefined && ep.price_multiplier !== 1 && (
+          <div><dt>{t('endpoints.priceMultiplier')}</dt><dd data-testid="price-multiplier">× {ep.price_multiplier}</dd></div>
+        )}
         {health?.last_error && (
           <div className="wide">
             <dt>{t('endpoints.lastError')}</dt>
@@ -87,6 +91,7 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           </div>
         )}
       </dl>
+      <BreakerHistory endpointId={ep.id} healthAt={healthAt} />
       {notice && (
         <p className={notice.kind === 'ok' ? 'notice' : 'error'} role="status">
           {notice.text}

@@ -1,9 +1,15 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../api/types';
 import { baseRoutes, endpoint, renderApp, stubEventSource, stubFetch } from '../test/utils';
 import { EndpointsPanel } from './EndpointsPanel';
+
+/** Add endpoint, then Custom: the empty form. */
+async function openCustom(user: ReturnType<typeof userEvent.setup>) {
+  await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+  await user.click(await screen.findByRole('button', { name: 'Custom' }));
+}
 
 describe('endpoint form', () => {
   beforeEach(() => {
@@ -20,7 +26,7 @@ describe('endpoint form', () => {
     });
     const user = userEvent.setup();
     renderApp(<EndpointsPanel />);
-    await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+    await openCustom(user);
     await user.type(screen.getByLabelText('Name'), 'relay');
     await user.type(screen.getByLabelText('Base URL'), 'https://relay.example');
     await user.click(screen.getByRole('button', { name: 'Save' }));
@@ -38,7 +44,7 @@ describe('endpoint form', () => {
     const calls = stubFetch(baseRoutes([]));
     const user = userEvent.setup();
     renderApp(<EndpointsPanel />);
-    await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+    await openCustom(user);
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(screen.getByLabelText('Name')).toHaveAccessibleDescription('Required');
     expect(screen.getByLabelText('Base URL')).toHaveAccessibleDescription('Required');
@@ -59,7 +65,7 @@ describe('endpoint form', () => {
     });
     const user = userEvent.setup();
     const { container } = renderApp(<EndpointsPanel />);
-    await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+    await openCustom(user);
     await user.type(screen.getByLabelText('Name'), 'glm');
     await user.type(screen.getByLabelText('Base URL'), 'https://glm.example/api/v4');
     await user.selectOptions(screen.getByLabelText('Protocol'), 'openai-chat');
@@ -84,6 +90,7 @@ describe('endpoint form', () => {
       enabled: true,
       fast: true,
       breaker_overrides: { failure_threshold: 3 },
+      price_multiplier: 1,
     });
     expect(container.innerHTML).not.toContain(secret);
     expect(screen.getByTestId('endpoint-card-glm')).toHaveTextContent('sk-…a1b2');
@@ -119,7 +126,7 @@ describe('endpoint form: which clients it serves', () => {
   const openForm = async () => {
     const user = userEvent.setup();
     renderApp(<EndpointsPanel />);
-    await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+    await openCustom(user);
     return user;
   };
 
@@ -166,7 +173,133 @@ describe('endpoint form: which clients it serves', () => {
 
   it('speaks Chinese too', async () => {
     renderApp(<EndpointsPanel />, 'zh-CN');
-    await userEvent.setup().click(await screen.findByRole('button', { name: '添加端点' }));
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: '添加端点' }));
+    await user.click(await screen.findByRole('button', { name: '自定义' }));
     expect(screen.getByTestId('endpoint-serves')).toHaveTextContent('服务 Claude Code 和 Anthropic SDK 客户端（全部模型）。');
+  });
+});
+
+// docs/BEHAVIOUR.md#presets: Add endpoint starts from a provider, or Custom.
+describe('endpoint form: presets', () => {
+  beforeEach(() => {
+    stubEventSource();
+  });
+
+  it('lists the presets with their key hint and source, and a preset fills the form under a free name', async () => {
+    const saved = endpoint({ id: 3, name: 'deepseek-2', base_url: 'https://api.deepseek.com/anthropic', auth: 'x-api-key' });
+    const calls = stubFetch({
+      ...baseRoutes([endpoint({ id: 1, name: 'deepseek' })]),
+      'POST /api/endpoints': { status: 201, body: saved },
+    });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+
+    const picker = await screen.findByTestId('preset-picker');
+    const deepseek = within(picker).getByTestId('preset-deepseek');
+    expect(within(deepseek).getByRole('button', { name: 'DeepSeek' })).toHaveAccessibleDescription('Anthropic A DeepSeek platform key.');
+    expect(within(deepseek).getByRole('link', { name: 'source' })).toHaveAttribute('href', 'https://api-docs.deepseek.com/guides/anthropic_api');
+    expect(within(picker).getByTestId('preset-gemini')).toHaveTextContent('OpenAI Chat');
+    // Custom is offered once, as the empty form, not as a provider.
+    expect(within(picker).getAllByRole('button', { name: 'Custom' })).toHaveLength(1);
+
+    await user.click(within(deepseek).getByRole('button', { name: 'DeepSeek' }));
+    expect(screen.queryByTestId('preset-picker')).toBeNull();
+    expect(screen.getByTestId('form-preset')).toHaveTextContent('Filled in from the DeepSeek preset');
+    expect(screen.getByLabelText('Name')).toHaveValue('deepseek-2'); // "deepseek" is taken
+    expect(screen.getByLabelText('Base URL')).toHaveValue('https://api.deepseek.com/anthropic');
+    expect(screen.getByLabelText('Protocol')).toHaveValue('anthropic');
+    expect(screen.getByLabelText('Auth header')).toHaveValue('x-api-key');
+    expect(screen.getByLabelText('API key')).toHaveAccessibleDescription('A DeepSeek platform key.');
+    await user.type(screen.getByLabelText('API key'), 'sk-deepseek-1');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
+    expect(calls.find((c) => c.method === 'POST')?.body).toMatchObject({
+      name: 'deepseek-2',
+      base_url: 'https://api.deepseek.com/anthropic',
+      protocol: 'anthropic',
+      auth: 'x-api-key',
+      api_key: 'sk-deepseek-1',
+      models: [],
+      model_map: {},
+      price_multiplier: 1,
+    });
+  });
+
+  it('fills models and the model map of a preset that has them', async () => {
+    stubFetch(baseRoutes([]));
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel startAdding />);
+    await user.click(await screen.findByRole('button', { name: 'Google Gemini (OpenAI-compatible)' }));
+    expect(screen.getByLabelText('Name')).toHaveValue('gemini');
+    expect(screen.getByLabelText('Protocol')).toHaveValue('openai-chat');
+    expect(screen.getByLabelText('Auth header')).toHaveValue('bearer');
+    expect(screen.getByLabelText(/^Models/)).toHaveValue('gemini-2.5-pro\ngemini-2.5-flash');
+    expect(screen.getByLabelText(/^Model map/)).toHaveValue('claude-* = gemini-2.5-pro');
+  });
+
+  it('still offers Custom when the preset list cannot be read', async () => {
+    stubFetch({ ...baseRoutes([]), 'GET /api/presets': { status: 500, body: { error: { code: 'internal', message: 'boom' } } } });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Add endpoint' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not load the provider list: boom');
+    await user.click(screen.getByRole('button', { name: 'Custom' }));
+    expect(screen.getByLabelText('Name')).toHaveValue('');
+    expect(screen.queryByTestId('form-preset')).toBeNull();
+  });
+
+  it('names the presets in Chinese too', async () => {
+    stubFetch(baseRoutes([]));
+    renderApp(<EndpointsPanel startAdding />, 'zh-CN');
+    expect(await screen.findByRole('heading', { name: '从服务商开始' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: '自定义' })).toBeInTheDocument();
+    expect(within(await screen.findByTestId('preset-deepseek')).getByRole('link', { name: '来源' })).toBeInTheDocument();
+  });
+});
+
+// docs/BEHAVIOUR.md#cost: an endpoint's price multiplier.
+describe('endpoint form: price multiplier', () => {
+  beforeEach(() => {
+    stubEventSource();
+  });
+
+  it('defaults to 1, explains itself, refuses a value out of range and sends the one typed', async () => {
+    const ep = endpoint({ id: 1, name: 'relay', price_multiplier: 1 });
+    const calls = stubFetch({ ...baseRoutes([ep]), 'PUT /api/endpoints/1': { body: { ...ep, price_multiplier: 0.3 } } });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const mult = screen.getByLabelText('Price multiplier');
+    expect(mult).toHaveValue(1);
+    expect(mult).toHaveAccessibleDescription(/relays often sell at a fraction of the list price/i);
+
+    await user.clear(mult);
+    await user.type(mult, '5000');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(mult).toHaveAccessibleDescription('A number from 0.001 to 1000');
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+
+    await user.clear(mult);
+    await user.type(mult, '0.3');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect(calls.find((c) => c.method === 'PUT')?.body).toMatchObject({ price_multiplier: 0.3 });
+  });
+
+  it('shows the API’s refusal on the field', async () => {
+    stubFetch({
+      ...baseRoutes([]),
+      'POST /api/endpoints': { status: 422, body: { error: { code: 'out_of_range', message: 'price_multiplier must be between 0.001 and 1000', field: 'price_multiplier' } } },
+    });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel startAdding />);
+    await user.click(await screen.findByRole('button', { name: 'Custom' }));
+    await user.type(screen.getByLabelText('Name'), 'r');
+    await user.type(screen.getByLabelText('Base URL'), 'https://r.example');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.getByLabelText('Price multiplier')).toHaveAccessibleDescription('price_multiplier must be between 0.001 and 1000'));
   });
 });

@@ -3,7 +3,8 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
-import type { AuthMode, BreakerOverrides, Endpoint, EndpointInput, Protocol } from '../api/types';
+import type { AuthMode, BreakerOverrides, Endpoint, EndpointInput, Preset, Protocol } from '../api/types';
+import { protocolLabel } from '../words';
 import { EndpointServes } from './EndpointServes';
 
 export const BREAKER_FIELDS = [
@@ -34,6 +35,38 @@ interface Draft {
   fast: boolean;
   breaker: Record<BreakerField, string>;
   breaker_disabled: boolean;
+  price_multiplier: string;
+}
+
+/** The limits of an endpoint's price_multiplier (docs/BEHAVIOUR.md#endpoints). */
+export const MULTIPLIER_MIN = 0.001;
+export const MULTIPLIER_MAX = 1000;
+
+/** A preset's id as an endpoint name no endpoint has yet: `deepseek`, else `deepseek-2`, `deepseek-3`, … */
+export function uniqueName(id: string, taken: Iterable<string>): string {
+  const names = new Set(taken);
+  if (!names.has(id)) return id;
+  for (let n = 2; ; n++) if (!names.has(`${id}-${n}`)) return `${id}-${n}`;
+}
+
+/** The form as a preset fills it, named `name`; the key is left to the user. */
+export function draftOfPreset(p: Preset, name: string): Draft {
+  const d = draftOf();
+  return {
+    ...d,
+    name,
+    base_url: p.base_url,
+    protocol: (PROTOCOLS as string[]).includes(p.protocol) ? (p.protocol as Protocol) : d.protocol,
+    auth: (AUTHS as string[]).includes(p.auth) ? (p.auth as AuthMode) : d.auth,
+    models: (p.models ?? []).join('\n'),
+    model_map: mapText(p.model_map ?? {}),
+  };
+}
+
+function mapText(m: Record<string, string>): string {
+  return Object.entries(m)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join('\n');
 }
 
 function draftOf(ep?: Endpoint): Draft {
@@ -49,13 +82,12 @@ function draftOf(ep?: Endpoint): Draft {
     api_key: '', // a stored key is never sent to the page, so never prefilled
     clear_key: false,
     models: (ep?.models ?? []).join('\n'),
-    model_map: Object.entries(ep?.model_map ?? {})
-      .map(([k, v]) => `${k} = ${v}`)
-      .join('\n'),
+    model_map: mapText(ep?.model_map ?? {}),
     enabled: ep?.enabled ?? true,
     fast: ep?.fast ?? false,
     breaker,
     breaker_disabled: o.disabled ?? false,
+    price_multiplier: String(ep?.price_multiplier ?? 1),
   };
 }
 
@@ -102,6 +134,11 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
   }
   if (d.breaker_disabled) overrides.disabled = true;
 
+  const multiplier = d.price_multiplier.trim() === '' ? 1 : Number(d.price_multiplier.trim());
+  if (!Number.isFinite(multiplier) || multiplier < MULTIPLIER_MIN || multiplier > MULTIPLIER_MAX) {
+    errors.price_multiplier = t('form.badMultiplier');
+  }
+
   if (Object.keys(errors).length) return { errors };
   const input: EndpointInput = {
     name: d.name.trim(),
@@ -113,6 +150,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     enabled: d.enabled,
     fast: d.fast,
     breaker_overrides: overrides,
+    price_multiplier: multiplier,
   };
   if (d.api_key) input.api_key = d.api_key;
   else if (d.clear_key) input.api_key = '';
@@ -121,15 +159,17 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
 
 interface Props {
   endpoint?: Endpoint;
+  /** A new endpoint started from this preset, named `name`. */
+  preset?: { preset: Preset; name: string };
   onSaved: (ep: Endpoint) => void;
   onCancel: () => void;
 }
 
-export function EndpointForm({ endpoint, onSaved, onCancel }: Props) {
+export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
   const { t } = useTranslation();
   const api = useApi();
   const uid = useId();
-  const [d, setD] = useState<Draft>(() => draftOf(endpoint));
+  const [d, setD] = useState<Draft>(() => (preset && !endpoint ? draftOfPreset(preset.preset, preset.name) : draftOf(endpoint)));
   const [errors, setErrors] = useState<Errors>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
@@ -182,11 +222,16 @@ export function EndpointForm({ endpoint, onSaved, onCancel }: Props) {
     ? t('form.apiKeyKeep', { masked: endpoint.api_key_masked })
     : endpoint
       ? t('form.apiKeyNone')
-      : undefined;
+      : preset?.preset.key_hint || undefined;
 
   return (
     <form className="endpoint-form" onSubmit={submit} aria-label={endpoint ? t('form.editTitle', { name: endpoint.name }) : t('form.addTitle')} noValidate>
       <h3>{endpoint ? t('form.editTitle', { name: endpoint.name }) : t('form.addTitle')}</h3>
+      {preset && !endpoint && (
+        <p className="muted" data-testid="form-preset">
+          {t('form.fromPreset', { name: preset.preset.name })}
+        </p>
+      )}
       {general && (
         <p className="error" role="alert">
           {general}
@@ -197,12 +242,12 @@ export function EndpointForm({ endpoint, onSaved, onCancel }: Props) {
         {field('base_url', t('form.baseUrl'), <input {...aria('base_url')} type="url" value={d.base_url} placeholder="https://api.anthropic.com" onChange={(e) => set('base_url', e.target.value)} autoComplete="off" />)}
         {field('protocol', t('form.protocol'), (
           <select {...aria('protocol')} value={d.protocol} onChange={(e) => set('protocol', e.target.value as Protocol)}>
-            {PROTOCOLS.map((p) => <option key={p} value={p}>{p}</option>)}
+            {PROTOCOLS.map((p) => <option key={p} value={p}>{protocolLabel(t, p)}</option>)}
           </select>
         ))}
         {field('auth', t('form.auth'), (
           <select {...aria('auth')} value={d.auth} onChange={(e) => set('auth', e.target.value as AuthMode)}>
-            {AUTHS.map((a) => <option key={a} value={a}>{a === 'auto' ? t('form.authAuto') : a}</option>)}
+            {AUTHS.map((a) => <option key={a} value={a}>{a === 'auto' ? t('form.authAuto') : a === 'bearer' ? t('form.authBearer') : a}</option>)}
           </select>
         ))}
       </div>
@@ -219,6 +264,19 @@ export function EndpointForm({ endpoint, onSaved, onCancel }: Props) {
         {field('model_map', t('form.modelMap'), <textarea {...aria('model_map')} rows={3} value={d.model_map} placeholder="claude-3-5-haiku* = glm-4.5-air" onChange={(e) => set('model_map', e.target.value)} />)}
       </div>
       <EndpointServes protocol={d.protocol} models={splitModels(d.models)} mapKeys={Object.keys(parseModelMap(d.model_map).map)} />
+      {field('price_multiplier', t('form.priceMultiplier'), (
+        <input
+          {...aria('price_multiplier', t('form.priceMultiplierHint'))}
+          type="number"
+          min={MULTIPLIER_MIN}
+          max={MULTIPLIER_MAX}
+          step="any"
+          inputMode="decimal"
+          className="narrow"
+          value={d.price_multiplier}
+          onChange={(e) => set('price_multiplier', e.target.value)}
+        />
+      ), t('form.priceMultiplierHint'))}
       <div className="switches">
         <label className="check">
           <input type="checkbox" role="switch" checked={d.enabled} onChange={(e) => set('enabled', e.target.checked)} /> {t('form.enabled')}
@@ -251,7 +309,7 @@ export function EndpointForm({ endpoint, onSaved, onCancel }: Props) {
   );
 }
 
-const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
+const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
 
 function fieldKnown(f: string): boolean {
   return KNOWN.has(f);

@@ -1,19 +1,21 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../api/context';
-import type { Endpoint, Id } from '../api/types';
+import type { Endpoint, Id, Preset } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 import { EndpointCard } from './EndpointCard';
-import { EndpointForm } from './EndpointForm';
+import { EndpointForm, uniqueName } from './EndpointForm';
+import { PresetPicker } from './PresetPicker';
 
-type Editing = { mode: 'add' } | { mode: 'edit'; id: Id } | null;
+/** Adding starts with the preset list (`pick`); a preset, or Custom (none), opens the form. */
+type Editing = { mode: 'pick' } | { mode: 'add'; preset?: { preset: Preset; name: string } } | { mode: 'edit'; id: Id } | null;
 
-/** `startAdding` opens the add form at once (the dashboard's welcome leads here). */
+/** `startAdding` opens Add endpoint at once, at its preset list (the dashboard's welcome leads here). */
 export function EndpointsPanel({ startAdding = false }: { startAdding?: boolean }) {
   const { t } = useTranslation();
   const api = useApi();
   const { endpoints, health, setEndpoints, mergeHealth } = useAppData();
-  const [editing, setEditing] = useState<Editing>(startAdding ? { mode: 'add' } : null);
+  const [editing, setEditing] = useState<Editing>(startAdding ? { mode: 'pick' } : null);
 
   // The live stream also delivers these changes; refetching here keeps the
   // page right when the stream is down and avoids waiting for it.
@@ -33,15 +35,24 @@ export function EndpointsPanel({ startAdding = false }: { startAdding?: boolean 
       <div className="panel-head">
         <h2 id="endpoints-heading">{t('endpoints.heading')}</h2>
         {!editing && (
-          <button type="button" className="primary" onClick={() => setEditing({ mode: 'add' })}>
+          <button type="button" className="primary" onClick={() => setEditing({ mode: 'pick' })}>
             {t('endpoints.add')}
           </button>
         )}
       </div>
-      {editing && (
+      {editing?.mode === 'pick' && (
+        <PresetPicker
+          onCancel={() => setEditing(null)}
+          onPick={(p) =>
+            setEditing(p ? { mode: 'add', preset: { preset: p, name: uniqueName(p.id, endpoints.map((e) => e.name)) } } : { mode: 'add' })
+          }
+        />
+      )}
+      {(editing?.mode === 'add' || editing?.mode === 'edit') && (
         <EndpointForm
-          key={editing.mode === 'edit' ? editing.id : 'add'}
+          key={editing.mode === 'edit' ? editing.id : `add-${editing.preset?.preset.id ?? ''}`}
           endpoint={editingEndpoint}
+          preset={editing.mode === 'add' ? editing.preset : undefined}
           onCancel={() => setEditing(null)}
           onSaved={(ep) => {
             setEditing(null);

@@ -128,4 +128,51 @@ describe('log timeline', () => {
     expect(within(screen.getAllByTestId('attempt')[0]).getByTestId('attempt-error')).toHaveTextContent('无法用此端点的协议表达该请求');
     expect(screen.getAllByTestId('attempt-translation')[1]).toHaveTextContent('Anthropic → OpenAI Chat');
   });
+
+  // docs/BEHAVIOUR.md#usage and #cost
+  it('shows each attempt’s usage and cost, "no price" for null and never $0, and the totals of the row', () => {
+    const usage = (input: number, output: number, over: Partial<NonNullable<Attempt['usage']>> = {}) => ({
+      input, output, cache_read: 0, cache_write: 0, reasoning: 0, estimated: false, ...over,
+    });
+    show({
+      ...log,
+      history: [
+        attempt({ outcome: 'failure', status: 529, usage: usage(100, 0), cost_usd: null }),
+        attempt({ usage: usage(1200, 340, { cache_read: 8000, cache_write: 500, reasoning: 40 }), cost_usd: 0.0012 }),
+        attempt({ outcome: 'failure', status: 503 }),
+        attempt({ usage: usage(3, 4, { estimated: true }), cost_usd: 0 }),
+      ],
+    });
+    const attempts = screen.getAllByTestId('attempt');
+    expect(within(attempts[0]).getByTestId('attempt-cost')).toHaveTextContent(/^no price$/);
+    expect(within(attempts[0]).getByTestId('attempt-usage')).toHaveTextContent('100 in · 0 out');
+    expect(within(attempts[1]).getByTestId('attempt-usage')).toHaveTextContent('1,200 in · 340 out · 8,000 cache read · 500 cache write · 40 reasoning');
+    expect(within(attempts[1]).getByTestId('attempt-cost')).toHaveTextContent(/^\$0\.0012$/);
+    expect(within(attempts[2]).queryByTestId('attempt-usage')).toBeNull();
+    expect(within(attempts[3]).getByTestId('attempt-cost')).toHaveTextContent(/^\$0\.00$/); // a price of 0 is $0
+    expect(within(attempts[3]).getByTestId('attempt-usage')).toHaveTextContent('estimated');
+
+    const totals = screen.getByTestId('log-totals');
+    expect(totals).toHaveTextContent('All attempts: 1,303 in · 344 out · 8,000 cache read · 500 cache write · 40 reasoning');
+    expect(screen.getByTestId('log-cost')).toHaveTextContent('$0.0012 + 1 attempt without a price');
+  });
+
+  it('says "no price" for a row whose attempts have none', () => {
+    show({ ...log, history: [attempt({ usage: { input: 5, output: 1, cache_read: 0, cache_write: 0, reasoning: 0, estimated: false }, cost_usd: null })] });
+    expect(screen.getByTestId('log-cost')).toHaveTextContent(/^· no price$/);
+    expect(screen.getByTestId('log-cost')).not.toHaveTextContent('$');
+  });
+
+  it('shows no cost at all for an attempt logged before prices (no cost_usd)', () => {
+    show({ ...log, history: [attempt({ usage: { input: 5, output: 1, cache_read: 0, cache_write: 0, reasoning: 0, estimated: false } })] });
+    expect(screen.getByTestId('attempt-usage')).toHaveTextContent('5 in · 1 out');
+    expect(screen.queryByTestId('attempt-cost')).toBeNull();
+    expect(screen.queryByTestId('log-cost')).toBeNull();
+  });
+
+  it('says the cost in Chinese too', () => {
+    show({ ...log, history: [attempt({ usage: { input: 5, output: 1, cache_read: 0, cache_write: 0, reasoning: 0, estimated: false }, cost_usd: null })] }, 'zh-CN');
+    expect(screen.getByTestId('attempt-cost')).toHaveTextContent('无价格');
+    expect(screen.getByTestId('attempt-usage')).toHaveTextContent('输入 5 · 输出 1');
+  });
 });

@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApi } from '../api/context';
 import type { LogDetail, LogQuery, LogRow } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 import { formatTime } from '../format';
+import { LogCapture } from './LogCapture';
 import { LogTimeline } from './LogTimeline';
 
 const PAGE = 50;
@@ -81,12 +82,24 @@ export function LogsPanel({ openId }: { openId?: number } = {}) {
     if (open) drawer.current?.scrollIntoView?.({ block: 'nearest' });
   }, [open]);
 
-  const openRow = async (row: LogRow) => {
+  const openById = async (id: number) => {
     try {
-      setOpen(await api.logDetail(row.id));
+      setOpen(await api.logDetail(id));
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
+  };
+  const openRow = (row: LogRow) => openById(row.id);
+
+  // A link in the timeline to another request (resent from, the resent request) opens it here, whatever the
+  // address says: the page's hash may already name that request, and then following it would change nothing.
+  const followLink = (e: MouseEvent) => {
+    const href = e.target instanceof Element ? e.target.closest('a')?.getAttribute('href') : null;
+    const m = href ? /^#\/logs\/(\d+)$/.exec(href) : null;
+    if (!m || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    window.history.replaceState(null, '', href);
+    void openById(Number(m[1]));
   };
 
   const apply = (e: FormEvent) => {
@@ -144,7 +157,12 @@ export function LogsPanel({ openId }: { openId?: number } = {}) {
               onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), void openRow(row))}
             >
               <td>{formatTime(row.at, i18n.language)}</td>
-              <td className="mono">{row.path}</td>
+              <td>
+                <span className="mono">{row.path}</span>
+                {row.resent_from ? (
+                  <span className="tag resent" data-testid="row-resent-from">{t('logs.resentFrom', { id: row.resent_from })}</span>
+                ) : null}
+              </td>
               <td className="mono">{row.model_asked}</td>
               <td>{row.endpoint}</td>
               <td className="mono">{row.status || '—'}</td>
@@ -162,12 +180,13 @@ export function LogsPanel({ openId }: { openId?: number } = {}) {
         </button>
       </div>
       {open && (
-        <div ref={drawer} className="drawer" role="dialog" aria-modal="false" aria-label={t('logs.details', { id: open.id })} data-testid="log-detail">
+        <div ref={drawer} className="drawer" role="dialog" aria-modal="false" onClick={followLink} aria-label={t('logs.details', { id: open.id })} data-testid="log-detail">
           <div className="panel-head">
             <h3>{t('logs.details', { id: open.id })}</h3>
             <button type="button" onClick={() => setOpen(null)}>{t('logs.close')}</button>
           </div>
           <LogTimeline log={open} endpoints={endpoints} />
+          <LogCapture key={open.id} log={open} endpoints={endpoints} />
         </div>
       )}
     </section>

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { baseRoutes, renderApp, stubEventSource, stubFetch } from '../test/utils';
@@ -37,5 +37,40 @@ describe('settings', () => {
     expect(await screen.findByText(/same endpoint until it fails/)).toHaveAttribute('data-testid', 'strategy-help');
     await userEvent.selectOptions(screen.getByLabelText('Strategy'), 'session');
     expect(screen.getByTestId('strategy-help')).toHaveTextContent('Each conversation keeps its own endpoint');
+  });
+
+  // docs/BEHAVIOUR.md#capture-and-resend
+  it('sets capture with its help, and never sends the price rows with the settings', async () => {
+    const prices = [{ model: 'my-model', input: 1, output: 2 }];
+    const calls = stubFetch({
+      ...baseRoutes([]),
+      'GET /api/settings': { body: { language: '', strategy: 'sticky', capture: 'off', prices } },
+      'PUT /api/settings': (c) => ({ body: { language: '', strategy: 'sticky', prices, ...(c.body as object) } }),
+    });
+    const user = userEvent.setup();
+    renderApp(<SettingsPanel />);
+    const capture = await screen.findByLabelText('Capture requests');
+    expect(capture).toHaveValue('off');
+    expect(screen.getByRole('option', { name: 'errors only' })).toBeInTheDocument();
+    expect(screen.getByTestId('capture-help')).toHaveTextContent('Nothing is kept beyond the request log row.');
+    expect(screen.getByTestId('capture-help')).toHaveTextContent('up to 1 MiB');
+    expect(screen.getByTestId('capture-help')).toHaveTextContent('API keys, tokens and cookies are removed before anything is stored.');
+    await user.selectOptions(capture, 'all');
+    expect(screen.getByTestId('capture-help')).toHaveTextContent('Kept for every request.');
+    await user.click(screen.getByRole('button', { name: 'Save settings' }));
+
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    const put = calls.find((c) => c.method === 'PUT')!;
+    expect(put.path).toBe('/api/settings');
+    expect(put.body).toMatchObject({ capture: 'all', strategy: 'sticky' });
+    expect('prices' in (put.body as object)).toBe(false);
+  });
+
+  it('has Connect Codex beside Connect Claude Code', async () => {
+    stubFetch(baseRoutes([]));
+    renderApp(<SettingsPanel />);
+    expect(await screen.findByRole('heading', { name: 'Connect Claude Code' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Connect Codex' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Prices' })).toBeInTheDocument();
   });
 });

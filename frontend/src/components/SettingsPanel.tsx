@@ -2,12 +2,15 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
-import type { BreakerParams, Settings, Strategy } from '../api/types';
+import type { BreakerParams, CaptureMode, Settings, Strategy } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 import { BREAKER_FIELDS } from './EndpointForm';
 import { ClaudeCodePanel } from './ClaudeCodePanel';
+import { CodexPanel } from './CodexPanel';
+import { PricesEditor } from './PricesEditor';
 
 const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session'];
+const CAPTURE_MODES: CaptureMode[] = ['off', 'errors', 'all'];
 const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days'] as const;
 type NumberField = (typeof NUMBERS)[number];
 const NUMBER_LABEL: Record<NumberField, string> = {
@@ -49,6 +52,7 @@ export function SettingsPanel() {
     setGeneral('');
     setNotice('');
     try {
+      // The client leaves `prices` out: the Prices editor below saves them on its own.
       const saved = await api.updateSettings(draft);
       setSettings(saved);
       setNotice(t('settings.saved'));
@@ -124,6 +128,16 @@ export function SettingsPanel() {
         <p className="muted" data-testid="log-rows-lost">
           {t('settings.logRowsDropped', { n: info?.log_rows_dropped ?? 0 })} · {t('settings.logRowsFailed', { n: info?.log_rows_failed ?? 0 })}
         </p>
+        {field('capture', t('settings.capture'), (id) => (
+          <select id={id} value={draft.capture ?? 'off'} aria-describedby={`${id}-help`} onChange={(e) => setDraft({ ...draft, capture: e.target.value as CaptureMode })}>
+            {CAPTURE_MODES.map((m) => (
+              <option key={m} value={m}>{t(`settings.captureModes.${m}`)}</option>
+            ))}
+          </select>
+        ))}
+        <p className="muted" id={`${uid}-capture-help`} data-testid="capture-help">
+          {t(`settings.captureHelp.${draft.capture ?? 'off'}`, { defaultValue: '' })} {t('settings.captureKept')}
+        </p>
         {field('client_token', t('settings.clientToken'), (id) => (
           <input id={id} type="password" autoComplete="off" value={draft.client_token ?? ''} onChange={(e) => setDraft({ ...draft, client_token: e.target.value })} />
         ))}
@@ -135,7 +149,9 @@ export function SettingsPanel() {
           {notice && <span className="notice" role="status">{notice}</span>}
         </div>
       </form>
+      <PricesEditor />
       <ClaudeCodePanel />
+      <CodexPanel />
     </section>
   );
 }

@@ -6,7 +6,7 @@ import { I18nextProvider } from 'react-i18next';
 import { vi } from 'vitest';
 import { ApiClient } from '../api/client';
 import { ApiProvider } from '../api/context';
-import type { Endpoint, Health } from '../api/types';
+import type { Endpoint, Health, Preset } from '../api/types';
 import { AppDataProvider } from '../hooks/useAppData';
 import { createI18n, type Language } from '../i18n';
 
@@ -127,6 +127,23 @@ export function health(over: Partial<Health> & Pick<Health, 'id' | 'name'>): Hea
   };
 }
 
+/** A few presets as GET /api/presets lists them (app/presets.json), Custom last. */
+export const PRESETS: Preset[] = [
+  {
+    id: 'deepseek', name: 'DeepSeek', protocol: 'anthropic', base_url: 'https://api.deepseek.com/anthropic', auth: 'x-api-key',
+    models: [], model_map: {}, key_hint: 'A DeepSeek platform key.', source: 'https://api-docs.deepseek.com/guides/anthropic_api', date: '2026-12-01',
+  },
+  {
+    id: 'gemini', name: 'Google Gemini (OpenAI-compatible)', protocol: 'openai-chat', base_url: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    auth: 'bearer', models: ['gemini-2.5-pro', 'gemini-2.5-flash'], model_map: { 'claude-*': 'gemini-2.5-pro' }, key_hint: 'A Google AI Studio key.',
+    source: 'https://ai.google.dev/gemini-api/docs/openai', date: '2026-12-01',
+  },
+  {
+    id: 'custom', name: 'Custom', protocol: 'anthropic', base_url: '', auth: 'auto', models: [], model_map: {},
+    key_hint: 'Any endpoint: pick its protocol and paste its base URL.', source: '', date: '2026-12-01',
+  },
+];
+
 /** The routes every screen loads at start, for the given endpoints and health. */
 export function baseRoutes(endpoints: Endpoint[], healths: Health[] = []): Routes {
   return {
@@ -134,6 +151,7 @@ export function baseRoutes(endpoints: Endpoint[], healths: Health[] = []): Route
     'GET /api/endpoints': { body: endpoints },
     'GET /api/health': { body: healths },
     'GET /api/settings': { body: { language: '' } },
+    'GET /api/presets': { body: { presets: PRESETS } },
   };
 }
 
