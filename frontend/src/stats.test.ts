@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRow, StatBucket } from './api/types';
+import type { LogRow } from './api/types';
+import { statBucket } from './test/utils';
 import {
   errorRate,
   failovers,
@@ -20,9 +21,7 @@ import {
   totalsPerSlot,
 } from './stats';
 
-const bucket = (start: string, key: string, over: Partial<StatBucket> = {}): StatBucket => ({
-  start, key, requests: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0, ...over,
-});
+const bucket = statBucket;
 
 describe('sums', () => {
   const buckets = [

@@ -2,14 +2,12 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { LogRow, StatBucket } from '../api/types';
-import { baseRoutes, endpoint, health, renderApp, stubEventSource, stubFetch, type Call } from '../test/utils';
+import { baseRoutes, endpoint, health, renderApp, statBucket, stubEventSource, stubFetch, type Call } from '../test/utils';
 import { Dashboard } from './Dashboard';
 
 const minute = (ago: number) => new Date(Math.floor(Date.now() / 60_000) * 60_000 - ago * 60_000).toISOString();
 
-const bucket = (start: string, key: string, over: Partial<StatBucket> = {}): StatBucket => ({
-  start, key, requests: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0, ...over,
-});
+const bucket = statBucket;
 
 const row = (id: number, attempts: number, over: Partial<LogRow> = {}): LogRow => ({
   id, at: '2026-11-30T08:01:00Z', protocol: 'anthropic', path: '/v1/messages', model_asked: 'claude-sonnet-4-5', model_forwarded: 'claude-sonnet-4-5',

@@ -31,6 +31,13 @@ describe('settings', () => {
     expect(await screen.findByTestId('log-rows-lost')).toHaveTextContent('未能写入（见 ccmesh.log）：2');
   });
 
+  it('offers hedging and says a hedge may be billed', async () => {
+    stubFetch({ ...baseRoutes([]), 'GET /api/settings': { body: { language: '', strategy: 'sticky', hedge_after_ms: 300 } } });
+    renderApp(<SettingsPanel />);
+    expect(await screen.findByLabelText('Hedge after (ms, 0 = off)')).toHaveValue('300');
+    expect(screen.getByTestId('hedge-help')).toHaveTextContent('may still be billed');
+  });
+
   it('explains the strategy chosen, the session one included', async () => {
     stubFetch({ ...baseRoutes([]), 'GET /api/settings': { body: { language: '', strategy: 'sticky' } } });
     renderApp(<SettingsPanel />);

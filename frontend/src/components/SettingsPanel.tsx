@@ -11,11 +11,12 @@ import { PricesEditor } from './PricesEditor';
 
 const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session'];
 const CAPTURE_MODES: CaptureMode[] = ['off', 'errors', 'all'];
-const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days'] as const;
+const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'hedge_after_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days'] as const;
 type NumberField = (typeof NUMBERS)[number];
 const NUMBER_LABEL: Record<NumberField, string> = {
   first_byte_timeout_ms: 'settings.firstByte',
   idle_timeout_ms: 'settings.idle',
+  hedge_after_ms: 'settings.hedge',
   max_body_bytes: 'settings.maxBody',
   log_retention_rows: 'settings.retentionRows',
   log_retention_days: 'settings.retentionDays',
@@ -125,6 +126,7 @@ export function SettingsPanel() {
             )}
           </div>
         </fieldset>
+        <p className="muted" data-testid="hedge-help">{t('settings.hedgeHelp')}</p>
         <p className="muted" data-testid="log-rows-lost">
           {t('settings.logRowsDropped', { n: info?.log_rows_dropped ?? 0 })} · {t('settings.logRowsFailed', { n: info?.log_rows_failed ?? 0 })}
         </p>

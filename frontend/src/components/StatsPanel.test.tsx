@@ -1,13 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import type { StatBucket } from '../api/types';
-import { baseRoutes, endpoint, renderApp, stubEventSource, stubFetch } from '../test/utils';
+import { baseRoutes, endpoint, renderApp, statBucket, stubEventSource, stubFetch } from '../test/utils';
 import { StatsPanel } from './StatsPanel';
 
-const bucket = (start: string, key: string, over: Partial<StatBucket> = {}): StatBucket => ({
-  start, key, requests: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0, ...over,
-});
+const bucket = statBucket;
 
 const now = () => new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
 

@@ -382,6 +382,8 @@ const en = {
     timeouts: 'Timeouts and limits',
     firstByte: 'First-byte timeout (ms)',
     idle: 'Stream idle timeout (ms)',
+    hedge: 'Hedge after (ms, 0 = off)',
+    hedgeHelp: 'Hedging: when the first endpoint has sent no content after this long, the same request also goes to the next endpoint and the first to answer wins. The cancelled request may still be billed by its upstream for the input it read.',
     maxBody: 'Max request body (bytes)',
     retention: 'Log retention',
     retentionRows: 'Keep newest rows',

@@ -379,6 +379,8 @@ const zhCN: Strings = {
     timeouts: '超时与限制',
     firstByte: '首字节超时（毫秒）',
     idle: '流空闲超时（毫秒）',
+    hedge: '对冲等待（毫秒，0 = 关闭）',
+    hedgeHelp: '对冲：第一个端点在此时间内仍未返回内容时，同一请求也发往下一个端点，先返回者胜出。被取消的请求仍可能按其已读取的输入被上游计费。',
     maxBody: '最大请求体（字节）',
     retention: '日志保留',
     retentionRows: '保留最新行数',

@@ -6,7 +6,7 @@ import { I18nextProvider } from 'react-i18next';
 import { vi } from 'vitest';
 import { ApiClient } from '../api/client';
 import { ApiProvider } from '../api/context';
-import type { Endpoint, Health, Preset } from '../api/types';
+import type { Endpoint, Health, Preset, StatBucket } from '../api/types';
 import { AppDataProvider } from '../hooks/useAppData';
 import { createI18n, type Language } from '../i18n';
 
@@ -165,3 +165,8 @@ export function renderApp(ui: ReactElement, lang: Language = 'en'): RenderResult
     </I18nextProvider>,
   );
 }
+
+/** A statistics bucket with every count 0 but those given. */
+export const statBucket = (start: string, key: string, over: Partial<StatBucket> = {}): StatBucket => ({
+  start, key, requests: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0, hedges: 0, ...over,
+});
