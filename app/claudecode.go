@@ -49,7 +49,9 @@ func planHash(current, proposed string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (a *App) claudeSettingsPath() (string, error) {
+// inHome is a path under the user's home directory (Options.HomeDir in
+// tests).
+func (a *App) inHome(parts ...string) (string, error) {
 	home := a.opts.HomeDir
 	if home == "" {
 		var err error
@@ -57,8 +59,10 @@ func (a *App) claudeSettingsPath() (string, error) {
 			return "", fmt.Errorf("find the home directory: %w", err)
 		}
 	}
-	return filepath.Join(home, ".claude", "settings.json"), nil
+	return filepath.Join(append([]string{home}, parts...)...), nil
 }
+
+func (a *App) claudeSettingsPath() (string, error) { return a.inHome(".claude", "settings.json") }
 
 // claudeCodePlan reads the settings file and computes the new text, which
 // keeps every other setting and sets env.ANTHROPIC_BASE_URL.

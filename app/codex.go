@@ -55,14 +55,7 @@ func (a *App) codexConfigPath() (string, error) {
 	if dir := os.Getenv("CODEX_HOME"); dir != "" && a.opts.HomeDir == "" {
 		return filepath.Join(dir, "config.toml"), nil
 	}
-	home := a.opts.HomeDir
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("find the home directory: %w", err)
-		}
-	}
-	return filepath.Join(home, ".codex", "config.toml"), nil
+	return a.inHome(".codex", "config.toml")
 }
 
 var (
