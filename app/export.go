@@ -50,7 +50,7 @@ func patchOf(e store.Endpoint) store.EndpointPatch {
 		Name: &e.Name, BaseURL: &e.BaseURL, APIKey: &e.APIKey, Protocol: &e.Protocol, Auth: &e.Auth,
 		Models: &e.Models, ModelMap: &e.ModelMap, Enabled: &e.Enabled, Fast: &e.Fast,
 		FastSortOrder: &e.FastSortOrder, SortOrder: &e.SortOrder, BreakerOverrides: &e.BreakerOverrides,
-		PriceMultiplier: &e.PriceMultiplier,
+		PriceMultiplier: &e.PriceMultiplier, HedgeAfterMs: &e.HedgeAfterMs,
 	}
 }
 

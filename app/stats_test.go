@@ -143,3 +143,20 @@ func TestHedgeStatistics(t *testing.T) {
 		t.Errorf("errors %v", errs)
 	}
 }
+
+// An endpoint's own hedge delay: -1 (the setting's) by default, 0 never,
+// up to 10 minutes (docs/BEHAVIOUR.md#hedging).
+func TestEndpointHedgeField(t *testing.T) {
+	h := newHarness(t)
+	if e := h.mustCreate(`{"name":"a","base_url":"http://127.0.0.1:9","protocol":"anthropic"}`); e.HedgeAfterMs != -1 {
+		t.Errorf("default hedge_after_ms %d, want -1", e.HedgeAfterMs)
+	}
+	if e := h.mustCreate(`{"name":"b","base_url":"http://127.0.0.1:9","protocol":"anthropic","hedge_after_ms":250}`); e.HedgeAfterMs != 250 {
+		t.Errorf("hedge_after_ms %d, want 250", e.HedgeAfterMs)
+	}
+	for _, v := range []string{"-2", "600001"} {
+		if r := h.do("POST", "/api/endpoints", `{"name":"c","base_url":"http://127.0.0.1:9","protocol":"anthropic","hedge_after_ms":`+v+`}`); r.status != 422 {
+			t.Errorf("hedge_after_ms %s: %d %s", v, r.status, r.body)
+		}
+	}
+}

@@ -35,6 +35,10 @@ type Endpoint struct {
 
 	Enabled, Fast            bool
 	FastSortOrder, SortOrder int
+	// HedgeAfter is this endpoint's own hedge delay when its attempt comes
+	// first (docs/BEHAVIOUR.md#hedging): 0 means Config.HedgeAfter; a
+	// negative value, never raced.
+	HedgeAfter time.Duration
 }
 
 // Config is everything the proxy needs to route; the zero value of each

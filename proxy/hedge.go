@@ -84,12 +84,20 @@ func lostRace() result {
 // the budget has room for both, and there is a next candidate. Explicit
 // endpoints and count_tokens are never raced.
 func (q *request) hedgeCandidate(e *endpoint) *endpoint {
-	cfg := &q.snap.cfg
-	if cfg.HedgeAfter <= 0 || q.hedged || q.explicit != nil || len(q.attempts) > 0 ||
+	if q.hedgeAfter(e) <= 0 || q.hedged || q.explicit != nil || len(q.attempts) > 0 ||
 		q.budget < 2 || len(q.order) < 2 || q.order[0] != e || q.r.URL.Path == countTokensPath {
 		return nil
 	}
 	return q.order[1]
+}
+
+// hedgeAfter is how long an attempt on e may go without content before
+// it is raced: the endpoint's own delay, or the setting's.
+func (q *request) hedgeAfter(e *endpoint) time.Duration {
+	if e.HedgeAfter != 0 {
+		return e.HedgeAfter // negative: never
+	}
+	return q.snap.cfg.HedgeAfter
 }
 
 // raceSide is one side's copy of the request and its attempt.
@@ -149,7 +157,7 @@ func (q *request) tryHedged(e *endpoint, permit breaker.Permit, next *endpoint) 
 	defer gate.cancel[0](nil)
 	defer gate.cancel[1](nil)
 	go a.run()
-	timer := time.NewTimer(q.snap.cfg.HedgeAfter)
+	timer := time.NewTimer(q.hedgeAfter(e))
 	defer timer.Stop()
 	raced := false
 	select {

@@ -115,3 +115,35 @@ func TestHedgeRacerFails(t *testing.T) {
 		t.Errorf("attempts %s, racer %+v", got, b)
 	}
 }
+
+// An endpoint's own delay races it with the setting off, and an endpoint
+// set to never be raced is not, whatever the setting.
+func TestHedgePerEndpoint(t *testing.T) {
+	slow := proxytest.Response{Events: proxytest.AnthropicStream(1, 1, "never"), StallAfter: 1}
+	ua, ub := upstream(t, slow), upstream(t, okClaudeStream())
+	a, b := ep(1, "a", ua.URL), ep(2, "b", ub.URL)
+	a.HedgeAfter = 20 * time.Millisecond
+	h := newHarness(t, Config{Endpoints: []Endpoint{a, b}})
+	if r := h.post("/v1/messages", claudeStreamBody); r.status != http.StatusOK || r.header.Get("X-Ccmesh-Endpoint") != "b" {
+		t.Fatalf("status %d via %q", r.status, r.header.Get("X-Ccmesh-Endpoint"))
+	}
+	if got := hedgeParts(h.record()); got != "a:cancelled,b:won" {
+		t.Errorf("attempts %s", got)
+	}
+
+	// Never raced: a answers by itself once it has content.
+	gate := make(chan struct{})
+	ua.SetDefault(proxytest.Response{Events: proxytest.AnthropicStream(1, 1, "own"), Gate: gate})
+	a.HedgeAfter = -1
+	h.srv.Update(Config{Endpoints: []Endpoint{a, b}, HedgeAfter: time.Millisecond, RetryDelay: 1})
+	go func() {
+		for ua.Count() < 2 {
+			runtime.Gosched()
+		}
+		time.Sleep(50 * time.Millisecond) // well past the setting's 1 ms
+		close(gate)
+	}()
+	if r := h.post("/v1/messages", claudeStreamBody); r.status != http.StatusOK || !strings.Contains(r.body, "own") || ub.Count() != 1 {
+		t.Fatalf("status %d b saw %d: %s", r.status, ub.Count(), r.body)
+	}
+}

@@ -21,7 +21,7 @@ import (
 const MaxSortOrder = 1_000_000
 
 const endpointColumns = `id, name, base_url, api_key, protocol, auth, models, model_map,
-	enabled, fast, fast_sort_order, sort_order, breaker_overrides, price_multiplier, created_at, updated_at`
+	enabled, fast, fast_sort_order, sort_order, breaker_overrides, price_multiplier, hedge_after_ms, created_at, updated_at`
 
 // queryer is what reads need from *sql.DB and *sql.Tx alike.
 type queryer interface {
@@ -116,7 +116,7 @@ func CheckEndpoint(p EndpointPatch) (Endpoint, error) {
 }
 
 func newEndpoint(p EndpointPatch) (Endpoint, *ValidationError) {
-	e := Endpoint{Enabled: true, PriceMultiplier: 1}
+	e := Endpoint{Enabled: true, PriceMultiplier: 1, HedgeAfterMs: -1}
 	applyPatch(&e, p)
 	if verr := validateEndpoint(&e); verr != nil {
 		return Endpoint{}, verr
@@ -150,7 +150,7 @@ func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint,
 	now := toMillis(time.Now())
 	res, err := tx.ExecContext(ctx, `INSERT INTO endpoints (name, base_url, api_key, protocol,
 		auth, models, model_map, enabled, fast, fast_sort_order, sort_order, breaker_overrides,
-		price_multiplier, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		price_multiplier, hedge_after_ms, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		append(args, now, now)...)
 	if err != nil {
 		return Endpoint{}, uniqueNameError(err, e.Name)
@@ -190,7 +190,7 @@ func updateEndpoint(ctx context.Context, tx *sql.Tx, id int64, p EndpointPatch) 
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE endpoints SET name = ?, base_url = ?, api_key = ?,
 		protocol = ?, auth = ?, models = ?, model_map = ?, enabled = ?, fast = ?,
-		fast_sort_order = ?, sort_order = ?, breaker_overrides = ?, price_multiplier = ?, updated_at = ?
+		fast_sort_order = ?, sort_order = ?, breaker_overrides = ?, price_multiplier = ?, hedge_after_ms = ?, updated_at = ?
 		WHERE id = ?`, append(args, toMillis(time.Now()), id)...)
 	if err != nil {
 		return Endpoint{}, uniqueNameError(err, e.Name)
@@ -381,9 +381,12 @@ func applyPatch(e *Endpoint, p EndpointPatch) {
 	if p.PriceMultiplier != nil {
 		e.PriceMultiplier = *p.PriceMultiplier
 	}
+	if p.HedgeAfterMs != nil {
+		e.HedgeAfterMs = *p.HedgeAfterMs
+	}
 }
 
-// endpointArgs are the stored columns from name to price_multiplier, in
+// endpointArgs are the stored columns from name to hedge_after_ms, in
 // the order the INSERT and UPDATE statements list them.
 func endpointArgs(e *Endpoint) ([]any, error) {
 	models, err := json.Marshal(nonNil(e.Models))
@@ -403,7 +406,7 @@ func endpointArgs(e *Endpoint) ([]any, error) {
 		return nil, errors.New("encode breaker_overrides: not valid JSON")
 	}
 	return []any{e.Name, e.BaseURL, e.APIKey, e.Protocol, e.Auth, string(models), string(mm),
-		e.Enabled, e.Fast, e.FastSortOrder, e.SortOrder, string(bo), e.PriceMultiplier}, nil
+		e.Enabled, e.Fast, e.FastSortOrder, e.SortOrder, string(bo), e.PriceMultiplier, e.HedgeAfterMs}, nil
 }
 
 // rawObject is doc, or {} for an empty one: a document the store keeps
@@ -440,7 +443,7 @@ func scanEndpoint(s scanner) (Endpoint, error) {
 		createdAt, updatedAt int64
 	)
 	err := s.Scan(&e.ID, &e.Name, &e.BaseURL, &e.APIKey, &e.Protocol, &e.Auth, &models, &modelMap,
-		&e.Enabled, &e.Fast, &e.FastSortOrder, &e.SortOrder, &bo, &e.PriceMultiplier, &createdAt, &updatedAt)
+		&e.Enabled, &e.Fast, &e.FastSortOrder, &e.SortOrder, &bo, &e.PriceMultiplier, &e.HedgeAfterMs, &createdAt, &updatedAt)
 	if err != nil {
 		return Endpoint{}, err
 	}

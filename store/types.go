@@ -25,6 +25,7 @@ type Endpoint struct {
 	SortOrder        int               `json:"sort_order"`
 	BreakerOverrides json.RawMessage   `json:"breaker_overrides"` // a JSON object; {} when none
 	PriceMultiplier  float64           `json:"price_multiplier"`  // scales the cost of its answers (docs/BEHAVIOUR.md#cost)
+	HedgeAfterMs     int64             `json:"hedge_after_ms"`    // its own hedge delay (docs/BEHAVIOUR.md#hedging); -1: the setting's
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
@@ -49,6 +50,7 @@ type EndpointPatch struct {
 	SortOrder        *int               `json:"sort_order" range:"0,1000000"`
 	BreakerOverrides *json.RawMessage   `json:"breaker_overrides"`
 	PriceMultiplier  *float64           `json:"price_multiplier" range:"0.001,1000"` // default 1
+	HedgeAfterMs     *int64             `json:"hedge_after_ms" range:"-1,600000"`    // default -1: the setting's
 }
 
 // BreakerState is a breaker's persisted state (docs/BEHAVIOUR.md#breaker-persistence).

@@ -84,7 +84,7 @@ test('traffic shows on the dashboard and in the usage charts; the routing view e
   const file = await download;
   expect(file.suggestedFilename()).toBe('ccmesh-stats-day-model.csv');
   const csv = readFileSync((await file.path())!, 'utf8');
-  expect(csv.split('\n')[0]).toBe('start,model,requests,errors,input,output,cache_read,cache_write,reasoning,cost_usd,unpriced');
+  expect(csv.split('\n')[0]).toBe('start,model,requests,errors,input,output,cache_read,cache_write,reasoning,cost_usd,unpriced,hedges');
   expect(csv).toContain(',claude-sonnet-4-5,');
 
   // Routing: the matrix of who serves whom, and the dry run in words.

@@ -179,6 +179,7 @@ export interface EndpointPatch {
   sort_order: number | null;
   breaker_overrides: BreakerParams | null;
   price_multiplier: number | null;
+  hedge_after_ms: number | null;
 }
 
 /** Go: app.EndpointReply */
@@ -196,6 +197,7 @@ export interface EndpointReply {
   sort_order: number;
   breaker_overrides: BreakerParams;
   price_multiplier: number;
+  hedge_after_ms: number;
   created_at: string;
   updated_at: string;
   api_key_masked: string;

@@ -36,6 +36,7 @@ interface Draft {
   breaker: Record<BreakerField, string>;
   breaker_disabled: boolean;
   price_multiplier: string;
+  hedge_after_ms: string;
 }
 
 /** The limits of an endpoint's price_multiplier (docs/BEHAVIOUR.md#endpoints). */
@@ -88,6 +89,7 @@ function draftOf(ep?: Endpoint): Draft {
     breaker,
     breaker_disabled: o.disabled ?? false,
     price_multiplier: String(ep?.price_multiplier ?? 1),
+    hedge_after_ms: ep && ep.hedge_after_ms >= 0 ? String(ep.hedge_after_ms) : '',
   };
 }
 
@@ -139,6 +141,10 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     errors.price_multiplier = t('form.badMultiplier');
   }
 
+  // Empty is the setting's delay (-1); 0 never races this endpoint.
+  const hedge = d.hedge_after_ms.trim() === '' ? -1 : Number(d.hedge_after_ms.trim());
+  if (!Number.isInteger(hedge) || hedge < -1 || hedge > 600000) errors.hedge_after_ms = t('form.badHedge');
+
   if (Object.keys(errors).length) return { errors };
   const input: EndpointInput = {
     name: d.name.trim(),
@@ -151,6 +157,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     fast: d.fast,
     breaker_overrides: overrides,
     price_multiplier: multiplier,
+    hedge_after_ms: hedge,
   };
   if (d.api_key) input.api_key = d.api_key;
   else if (d.clear_key) input.api_key = '';
@@ -277,6 +284,16 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
           onChange={(e) => set('price_multiplier', e.target.value)}
         />
       ), t('form.priceMultiplierHint'))}
+      {field('hedge_after_ms', t('form.hedgeAfter'), (
+        <input
+          {...aria('hedge_after_ms', t('form.hedgeAfterHint'))}
+          inputMode="numeric"
+          className="narrow"
+          value={d.hedge_after_ms}
+          placeholder={t('form.hedgeAfterDefault')}
+          onChange={(e) => set('hedge_after_ms', e.target.value)}
+        />
+      ), t('form.hedgeAfterHint'))}
       <div className="switches">
         <label className="check">
           <input type="checkbox" role="switch" checked={d.enabled} onChange={(e) => set('enabled', e.target.checked)} /> {t('form.enabled')}
@@ -309,7 +326,7 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
   );
 }
 
-const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
+const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
 
 function fieldKnown(f: string): boolean {
   return KNOWN.has(f);

@@ -137,6 +137,10 @@ const en = {
     priceMultiplier: 'Price multiplier',
     priceMultiplierHint: 'Relays often sell at a fraction of the list price: 0.3 bills 30% of it (0.001–1000).',
     badMultiplier: 'A number from 0.001 to 1000',
+    hedgeAfter: 'Hedge after (ms)',
+    hedgeAfterHint: 'Empty: the setting’s delay. 0: never race this endpoint. A race may be billed by the cancelled upstream for the input it read.',
+    hedgeAfterDefault: 'the setting’s',
+    badHedge: 'A whole number from 0 to 600000, or empty',
     // Which clients the endpoint serves (docs/BEHAVIOUR.md#candidates).
     serves: {
       own: {

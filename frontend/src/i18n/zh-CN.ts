@@ -137,6 +137,10 @@ const zhCN: Strings = {
     priceMultiplier: '价格倍率',
     priceMultiplierHint: '中转服务常按官方价格的一定比例收费：0.3 即按 30% 计费（0.001–1000）。',
     badMultiplier: '请输入 0.001 到 1000 之间的数字',
+    hedgeAfter: '对冲等待（毫秒）',
+    hedgeAfterHint: '留空：使用设置中的值。0：此端点从不对冲。被取消的上游仍可能按已读取的输入计费。',
+    hedgeAfterDefault: '使用设置',
+    badHedge: '0 到 600000 的整数，或留空',
     serves: {
       own: {
         anthropic: 'Claude Code 和 Anthropic SDK 客户端',
