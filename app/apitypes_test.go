@@ -53,6 +53,8 @@ type (
 	tsCodexApplied struct {
 		ConfigPath string `json:"config_path"`
 		BackupPath string `json:"backup_path"` // "" when there was no file to back up
+		Written    string `json:"written"`     // config_path again
+		Backup     string `json:"backup"`      // backup_path again
 	}
 	// tsErrorBody is every error reply (writeErr).
 	tsErrorBody struct {

@@ -106,6 +106,8 @@ type clientFile struct {
 	preview string // the route that shows the change, for error messages
 	changed string // the error code of a file changed since the preview
 	pathKey string // the apply reply's key naming the file
+	// alsoWritten: the reply also names them "written" and "backup".
+	alsoWritten bool
 	// plan computes the reply to show and the file change it describes.
 	plan func() (shown any, p filePlan, err error)
 }
@@ -144,7 +146,11 @@ func (c clientFile) applyHandler(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{c.pathKey: p.path, "backup_path": backup})
+	reply := map[string]string{c.pathKey: p.path, "backup_path": backup}
+	if c.alsoWritten {
+		reply["written"], reply["backup"] = p.path, backup
+	}
+	writeJSON(w, http.StatusOK, reply)
 	return nil
 }
 

@@ -26,6 +26,10 @@ type Codex struct {
 	Current    string `json:"current"`
 	Proposed   string `json:"proposed"`
 	Hash       string `json:"hash"`
+	// Env and Preview are Exports and Proposed under the names scripts
+	// use (docs/BEHAVIOUR.md#admin-api).
+	Env     string `json:"env"`
+	Preview string `json:"preview"`
 }
 
 // codexProvider is the provider id ccmesh adds; Codex ignores a redefined
@@ -90,6 +94,7 @@ func (a *App) codexPlan() (Codex, error) {
 			Message: fmt.Sprintf("ccmesh cannot change %s safely (%v); add the block shown by hand", path, err)}
 	}
 	c.Hash = planHash(c.Current, c.Proposed)
+	c.Env, c.Preview = c.Exports, c.Proposed
 	return c, nil
 }
 
@@ -173,7 +178,7 @@ func checkCodexConfig(text, baseURL string) error {
 
 // codexFile is Connect Codex: config.toml.
 func (a *App) codexFile() clientFile {
-	return clientFile{preview: "GET /api/codex", changed: "codex_config_changed", pathKey: "config_path",
+	return clientFile{preview: "GET /api/codex", changed: "codex_config_changed", pathKey: "config_path", alsoWritten: true,
 		plan: func() (any, filePlan, error) {
 			c, err := a.codexPlan()
 			return c, filePlan{c.ConfigPath, c.Current, c.Proposed, c.Hash}, err

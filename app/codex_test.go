@@ -65,6 +65,9 @@ enabled = false
 	if b, _ := os.ReadFile(applied["backup_path"]); string(b) != old {
 		t.Errorf("backup %q", b)
 	}
+	if applied["written"] != path || applied["backup"] != applied["backup_path"] || c.Env != c.Exports || c.Preview != want {
+		t.Errorf("reply %v; env %q preview same as proposed: %v", applied, c.Env, c.Preview == want)
+	}
 	// Applied again: nothing left to change, the same text.
 	h.do("GET", "/api/codex", "").decode(t, &c)
 	if c.Proposed != want {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
 )
 
 // Explanation is a routing dry run: where a request of a protocol for a
@@ -11,11 +13,11 @@ import (
 // (docs/BEHAVIOUR.md#routing). Candidates are in the order the attempt
 // loop would try them.
 type Explanation struct {
-	Protocol   Protocol    `json:"protocol"`
-	Model      string      `json:"model"`
-	Strategy   Strategy    `json:"strategy"`
-	Candidates []Candidate `json:"candidates"`
-	Excluded   []Excluded  `json:"excluded"`
+	Protocol   Protocol         `json:"protocol"`
+	Model      string           `json:"model"`
+	Strategy   Strategy         `json:"strategy"`
+	Candidates []RouteCandidate `json:"candidates"`
+	Excluded   []Excluded       `json:"excluded"`
 	// Translated names the candidates that would get the request
 	// translated, by endpoint name, with the translation.
 	Translated map[string]string `json:"translated"`
@@ -24,13 +26,22 @@ type Explanation struct {
 	Outcome string `json:"outcome"`
 }
 
+// RouteCandidate is a candidate of a dry run: the endpoint, its breaker
+// state, and whether the request would reach it translated.
+type RouteCandidate struct {
+	EndpointID int64         `json:"endpoint_id"`
+	Endpoint   string        `json:"endpoint"`
+	State      breaker.State `json:"state"`
+	Translated bool          `json:"translated"`
+}
+
 // Explain runs routing for a request of protocol p asking for model
 // without sending anything or changing any breaker or cursor: the same
 // decide the proxy runs, with the breakers peeked at. A request that
 // names its conversation is routed by the session strategy; a dry run
 // has none, so it shows the sticky order.
 func (s *Server) Explain(p Protocol, model string) Explanation {
-	x := Explanation{Protocol: p, Model: model, Candidates: []Candidate{}, Excluded: []Excluded{}, Translated: map[string]string{}}
+	x := Explanation{Protocol: p, Model: model, Candidates: []RouteCandidate{}, Excluded: []Excluded{}, Translated: map[string]string{}}
 	snap := s.snap.Load()
 	if snap == nil || !p.Valid() {
 		x.Outcome = "no configuration loaded"
@@ -54,8 +65,10 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 	order := append(slices.Clone(d.cands[start:]), d.cands[:start]...)
 	for _, e := range order {
 		i := slices.IndexFunc(d.cands, func(c *endpoint) bool { return c == e })
-		x.Candidates = append(x.Candidates, d.candidates[i])
-		if name := q.translationName(e); name != "" {
+		c := d.candidates[i]
+		name := q.translationName(e)
+		x.Candidates = append(x.Candidates, RouteCandidate{EndpointID: c.EndpointID, Endpoint: c.Endpoint, State: c.State, Translated: name != ""})
+		if name != "" {
 			x.Translated[e.Name] = name
 		}
 	}

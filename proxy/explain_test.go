@@ -18,7 +18,7 @@ func TestExplain(t *testing.T) {
 	h.breakers.Get(1).ForceOpen()
 
 	x := h.srv.Explain(ProtocolAnthropic, "claude-sonnet-4-5")
-	if len(x.Candidates) != 1 || x.Candidates[0].Endpoint != "b" || x.Translated["b"] != "anthropic→openai-chat" {
+	if len(x.Candidates) != 1 || x.Candidates[0].Endpoint != "b" || !x.Candidates[0].Translated || x.Translated["b"] != "anthropic→openai-chat" {
 		t.Fatalf("candidates %+v translated %v", x.Candidates, x.Translated)
 	}
 	why := map[string]Exclusion{}
@@ -37,7 +37,7 @@ func TestExplain(t *testing.T) {
 	// Chat clients: c serves every model of its own protocol, b only its
 	// claude-*; d, an Anthropic endpoint, names gpt-* and is translated to.
 	x = h.srv.Explain(ProtocolOpenAIChat, "gpt-x")
-	if len(x.Candidates) != 2 || x.Candidates[0].Endpoint != "c" || x.Candidates[1].Endpoint != "d" ||
+	if len(x.Candidates) != 2 || x.Candidates[0].Endpoint != "c" || x.Candidates[1].Endpoint != "d" || x.Candidates[0].Translated || !x.Candidates[1].Translated ||
 		x.Translated["d"] != "openai-chat→anthropic" || len(x.Excluded) != 1 || x.Excluded[0].Reason != ExcludedModel {
 		t.Errorf("chat clients: %+v", x)
 	}

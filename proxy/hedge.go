@@ -26,7 +26,7 @@ var errHedgeLost = errors.New("the racing attempt answered first")
 // client.
 type hedgeGate struct {
 	mu     sync.Mutex
-	winner int // -1 until a side claims
+	winner int  // -1 until a side claims
 	second bool // the second side was started
 	cancel [2]context.CancelCauseFunc
 }

@@ -151,12 +151,16 @@ export interface Codex {
   current: string;
   proposed: string;
   hash: string;
+  env: string;
+  preview: string;
 }
 
 /** Go: app.tsCodexApplied */
 export interface CodexApplied {
   config_path: string;
   backup_path: string;
+  written: string;
+  backup: string;
 }
 
 /** Go: app.CurlReply */
@@ -220,7 +224,7 @@ export interface Explanation {
   protocol: Protocol;
   model: string;
   strategy: Strategy;
-  candidates: Candidate[];
+  candidates: RouteCandidate[];
   excluded: Excluded[];
   translated: Record<string, string>;
   outcome: string;
@@ -359,6 +363,14 @@ export interface ResendReply {
   log_id: number;
   status: number;
   endpoint: string;
+}
+
+/** Go: proxy.RouteCandidate */
+export interface RouteCandidate {
+  endpoint_id: number;
+  endpoint: string;
+  state: BreakerState;
+  translated: boolean;
 }
 
 /** Go: proxy.Routing */

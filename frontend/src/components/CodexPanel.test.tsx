@@ -16,6 +16,8 @@ function preview(over: Partial<Codex> = {}): Codex {
     current: 'model = "o3"\nmodel_provider = "openai"\n',
     proposed: `model = "o3"\nmodel_provider = "ccmesh"\n\n${block}`,
     hash: 'c'.repeat(64),
+    env: "export CCMESH_API_KEY='ccmesh'\n",
+    preview: `model = "o3"\nmodel_provider = "ccmesh"\n\n${block}`,
     ...over,
   };
 }

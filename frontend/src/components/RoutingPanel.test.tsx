@@ -19,8 +19,8 @@ const explanation: Explanation = {
   model: 'claude-sonnet-4-5',
   strategy: 'sticky',
   candidates: [
-    { endpoint_id: 1, endpoint: 'claude', state: 'closed' },
-    { endpoint_id: 2, endpoint: 'glm', state: 'half_open' },
+    { endpoint_id: 1, endpoint: 'claude', state: 'closed', translated: false },
+    { endpoint_id: 2, endpoint: 'glm', state: 'half_open', translated: true },
   ],
   excluded: [
     { endpoint_id: 3, endpoint: 'codex', reason: 'protocol' },
