@@ -131,19 +131,15 @@ func TestHedgePerEndpoint(t *testing.T) {
 		t.Errorf("attempts %s", got)
 	}
 
-	// Never raced: a answers by itself once it has content.
-	gate := make(chan struct{})
-	ua.SetDefault(proxytest.Response{Events: proxytest.AnthropicStream(1, 1, "own"), Gate: gate})
+	// Never raced: a stalled attempt on a ends by its own first-byte
+	// timeout and the loop moves on, though the setting says 1 ms.
 	a.HedgeAfter = -1
-	h.srv.Update(Config{Endpoints: []Endpoint{a, b}, HedgeAfter: time.Millisecond, RetryDelay: 1})
-	go func() {
-		for ua.Count() < 2 {
-			runtime.Gosched()
-		}
-		time.Sleep(50 * time.Millisecond) // well past the setting's 1 ms
-		close(gate)
-	}()
-	if r := h.post("/v1/messages", claudeStreamBody); r.status != http.StatusOK || !strings.Contains(r.body, "own") || ub.Count() != 1 {
-		t.Fatalf("status %d b saw %d: %s", r.status, ub.Count(), r.body)
+	h.srv.Update(Config{Endpoints: []Endpoint{a, b}, HedgeAfter: time.Millisecond, FirstByteTimeout: 200 * time.Millisecond, RetryDelay: 1})
+	if r := h.post("/v1/messages", claudeStreamBody); r.status != http.StatusOK || r.header.Get("X-Ccmesh-Endpoint") != "b" {
+		t.Fatalf("status %d via %q", r.status, r.header.Get("X-Ccmesh-Endpoint"))
+	}
+	rec := h.record()
+	if got := hedgeParts(rec); got != "a:,a:,b:" || rec.Attempts[0].ErrorType != ErrFirstByte {
+		t.Errorf("attempts %s, first %q; want a's two timeouts, then b, no race", got, rec.Attempts[0].ErrorType)
 	}
 }
