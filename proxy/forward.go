@@ -140,11 +140,16 @@ func (q *request) bodyFor(e *endpoint) []byte {
 		return b
 	}
 	b := withModel(q.body, q.info, m)
+	q.keepBody(m, b)
+	return b
+}
+
+// keepBody caches an encoded body under key (bodyFor, translatedBody).
+func (q *request) keepBody(key string, b []byte) {
 	if q.bodies == nil {
 		q.bodies = map[string][]byte{}
 	}
-	q.bodies[m] = b
-	return b
+	q.bodies[key] = b
 }
 
 // hopHeaders are removed in both directions (RFC 9110 §7.6.1).

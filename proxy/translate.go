@@ -26,9 +26,6 @@ import (
 // protocolPaths are the upstream paths of each protocol's requests.
 var protocolPaths = [numProtocols]string{"/v1/messages", "/v1/chat/completions", "/v1/responses"}
 
-// maxUserID is the longest end-user id the OpenAI APIs accept.
-const maxUserID = 64
-
 // translation is one attempt's pair of codecs.
 type translation struct {
 	client, upstream conv.Codec
@@ -89,21 +86,12 @@ func (q *request) translatedBody(e *endpoint, t *translation) ([]byte, error) {
 	}
 	r := *t.req
 	r.Model, r.Stream = m, q.info.stream
-	if len(r.User) > maxUserID && e.protocol != q.pi {
-		// OpenAI takes at most 64 characters; Claude Code's user_id is a
-		// JSON document of several ids. It says nothing an upstream of
-		// another protocol needs.
-		r.User = ""
-	}
 	q.adjusted.apply(&r, e.Protocol)
 	b, err := t.upstream.EncodeRequest(&r)
 	if err != nil {
 		return nil, err
 	}
-	if q.bodies == nil {
-		q.bodies = map[string][]byte{}
-	}
-	q.bodies[key] = b
+	q.keepBody(key, b)
 	return b, nil
 }
 

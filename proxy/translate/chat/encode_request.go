@@ -89,7 +89,7 @@ func (codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 	setIf(out, "stop", r.Stop, len(r.Stop) > 0)
 	effort := reasoningEffort(r.Reasoning)
 	setIf(out, "reasoning_effort", effort, effort != "")
-	setIf(out, "user", r.User, r.User != "")
+	setIf(out, "user", r.OpenAIUser(), r.OpenAIUser() != "")
 	setIf(out, "prompt_cache_key", r.PromptCacheKey, r.PromptCacheKey != "")
 	if r.Stream {
 		out["stream"] = true

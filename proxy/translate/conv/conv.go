@@ -64,6 +64,19 @@ type Request struct {
 	Dropped []string
 }
 
+// MaxOpenAIUser is the longest end-user id the OpenAI APIs take.
+const MaxOpenAIUser = 64
+
+// OpenAIUser is r.User as an OpenAI upstream takes it: left out when it is
+// longer than MaxOpenAIUser (Claude Code's metadata.user_id is a JSON
+// document of several ids, which no upstream of another protocol needs).
+func (r *Request) OpenAIUser() string {
+	if len(r.User) > MaxOpenAIUser {
+		return ""
+	}
+	return r.User
+}
+
 // SharedOpenAI are top-level members Chat Completions and Responses
 // define the same way; Extra entries with these names cross between them.
 var SharedOpenAI = []string{"metadata", "service_tier", "safety_identifier", "store", "seed"}

@@ -115,3 +115,11 @@ func TestUsage(t *testing.T) {
 		t.Error("IsUnsupported")
 	}
 }
+
+func TestOpenAIUser(t *testing.T) {
+	short := &Request{User: "u-123"}
+	long := &Request{User: `{"device_id":"8239e61bb4c51b5de35fa58d7587595ecf6f10936211c5543858d4fa53de494c"}`}
+	if short.OpenAIUser() != "u-123" || long.OpenAIUser() != "" {
+		t.Errorf("OpenAIUser: %q, %q", short.OpenAIUser(), long.OpenAIUser())
+	}
+}

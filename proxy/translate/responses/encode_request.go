@@ -120,7 +120,7 @@ func (codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 		MaxOutputTokens:    r.MaxTokens,
 		Temperature:        r.Temperature,
 		TopP:               r.TopP,
-		User:               r.User,
+		User:               r.OpenAIUser(),
 		PromptCacheKey:     r.PromptCacheKey,
 		PreviousResponseID: r.PreviousResponseID,
 		Stream:             r.Stream,
