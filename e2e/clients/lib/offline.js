@@ -3,7 +3,11 @@
 // `unshare -n`), and every client is given a trap proxy that records any
 // attempt to reach a host other than 127.0.0.1.
 import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { before, after } from 'node:test';
+import { ccmeshBinary } from './ccmesh.js';
 
 /**
  * assertLoopbackOnly throws unless the only network interface is loopback,
@@ -41,4 +45,25 @@ export async function startTrapProxy() {
     env: { HTTPS_PROXY: url, HTTP_PROXY: url, https_proxy: url, http_proxy: url, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };
+}
+
+/**
+ * offlineSuite registers what every real-client test file needs around its
+ * tests: the loopback-only check, the built binary, a trap proxy and a
+ * working directory named after prefix. The holder it returns has `trap`
+ * and `workDir` set once the suite has started.
+ */
+export function offlineSuite(prefix) {
+  const suite = { trap: null, workDir: '' };
+  before(async () => {
+    assertLoopbackOnly();
+    ccmeshBinary();
+    suite.trap = await startTrapProxy();
+    suite.workDir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  after(async () => {
+    await suite.trap?.close();
+    if (suite.workDir) rmSync(suite.workDir, { recursive: true, force: true });
+  });
+  return suite;
 }

@@ -1,40 +1,26 @@
 // Claude Code (the real CLI, pinned in package.json) through ccmesh, fully
 // offline (docs/BEHAVIOUR.md#what-clients-send): answers, invisible failover and a tool round trip.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startUpstream, Fault, answerOf, TOOL_MARKER } from '../lib/fake-upstream.js';
-import { startCCMesh, ccmeshBinary } from '../lib/ccmesh.js';
-import { assertLoopbackOnly, startTrapProxy } from '../lib/offline.js';
+import { startCCMesh } from '../lib/ccmesh.js';
+import { offlineSuite } from '../lib/offline.js';
 import { runClaude as runClaudeIn, claudeBin } from '../lib/clients.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-let trap;
-let workDir;
-
-before(async () => {
-  assertLoopbackOnly();
-  ccmeshBinary();
-  trap = await startTrapProxy();
-  workDir = mkdtempSync(path.join(os.tmpdir(), 'ccmesh-claude-'));
-});
-
-after(async () => {
-  await trap?.close();
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-});
+const suite = offlineSuite('ccmesh-claude-');
 
 /**
  * runClaude runs `claude -p prompt --output-format json` against baseURL
  * (lib/clients.js) with the trap proxy in its environment.
  */
 const runClaude = (baseURL, prompt, extraArgs = [], extraEnv = {}) =>
-  runClaudeIn({ baseURL, prompt, cwd: workDir, args: extraArgs, env: { ...trap.env, ...extraEnv } });
+  runClaudeIn({ baseURL, prompt, cwd: suite.workDir, args: extraArgs, env: { ...suite.trap.env, ...extraEnv } });
 
 function assertAnswered(run, want) {
   const detail = `exit ${run.code} signal ${run.signal}\nstdout: ${run.stdout.slice(0, 2000)}\nstderr: ${run.stderr.slice(0, 2000)}`;
@@ -46,7 +32,7 @@ function assertAnswered(run, want) {
 }
 
 function assertOffline() {
-  assert.deepEqual(trap.attempts, [], 'Claude Code tried to reach hosts other than 127.0.0.1');
+  assert.deepEqual(suite.trap.attempts, [], 'Claude Code tried to reach hosts other than 127.0.0.1');
 }
 
 /** withMesh starts a fresh ccmesh with the given endpoints, runs fn, stops it. */
@@ -65,7 +51,7 @@ async function withMesh(endpoints, fn) {
 test('the pinned Claude Code native binary runs here', async () => {
   const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8'));
   const pinned = pkg.dependencies['@anthropic-ai/claude-code'];
-  const child = spawn(claudeBin, ['--version'], { env: { PATH: process.env.PATH, HOME: workDir, ...trap.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(claudeBin, ['--version'], { env: { PATH: process.env.PATH, HOME: suite.workDir, ...suite.trap.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
@@ -148,7 +134,7 @@ for (const { fault, history } of FAILOVERS) {
 }
 
 test('claude -p runs a tool the upstream asks for, and the tool_result arrives through ccmesh', async () => {
-  const note = path.join(workDir, 'note.txt');
+  const note = path.join(suite.workDir, 'note.txt');
   writeFileSync(note, 'the secret word is marmalade\n');
   const first = await startUpstream('first', { toolFile: note });
   try {

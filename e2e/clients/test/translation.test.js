@@ -3,31 +3,17 @@
 // upstream speaks one protocol only and answers 404 on the others' paths,
 // so an answer proves ccmesh translated the request and the response.
 // Claude Code and Codex CLI run fully offline (docs/BEHAVIOUR.md#what-clients-send).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { startUpstream, answerOf, TOOL_MARKER, PROTOCOL_PATHS } from '../lib/fake-upstream.js';
-import { startCCMesh, ccmeshBinary } from '../lib/ccmesh.js';
-import { assertLoopbackOnly, startTrapProxy } from '../lib/offline.js';
+import { startCCMesh } from '../lib/ccmesh.js';
+import { offlineSuite } from '../lib/offline.js';
 import { runClaude, runCodex } from '../lib/clients.js';
 
-let trap;
-let workDir;
-
-before(async () => {
-  assertLoopbackOnly();
-  ccmeshBinary();
-  trap = await startTrapProxy();
-  workDir = mkdtempSync(path.join(os.tmpdir(), 'ccmesh-translation-'));
-});
-
-after(async () => {
-  await trap?.close();
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-});
+const suite = offlineSuite('ccmesh-translation-');
 
 /**
  * withTranslated starts a fake that speaks only `protocol`, and a fresh
@@ -100,7 +86,7 @@ async function assertLoggedTranslated(mesh, up, translation, { stream = true } =
 }
 
 function assertOffline() {
-  assert.deepEqual(trap.attempts, [], 'a client tried to reach hosts other than 127.0.0.1');
+  assert.deepEqual(suite.trap.attempts, [], 'a client tried to reach hosts other than 127.0.0.1');
 }
 
 function assertClaudeAnswered(run, want) {
@@ -117,16 +103,16 @@ async function claudeReadsNote(mesh, note) {
   return runClaude({
     baseURL: mesh.url,
     prompt: `${TOOL_MARKER}: read the note ${note} and tell me the secret word`,
-    cwd: workDir,
+    cwd: suite.workDir,
     args: ['--allowedTools', 'Read'],
     // No retries: an error ccmesh answers shows at once, with its message,
     // instead of after minutes of Claude Code's backoff.
-    env: { ...trap.env, CLAUDE_CODE_MAX_RETRIES: '0' },
+    env: { ...suite.trap.env, CLAUDE_CODE_MAX_RETRIES: '0' },
   });
 }
 
 function writeNote(word) {
-  const note = path.join(mkdtempSync(path.join(workDir, 'note-')), 'note.txt');
+  const note = path.join(mkdtempSync(path.join(suite.workDir, 'note-')), 'note.txt');
   writeFileSync(note, `the secret word is ${word}\n`);
   return note;
 }
@@ -203,7 +189,7 @@ function assertCodexAnswered(run, want) {
 
 test('Codex CLI through a Chat-only endpoint', async () => {
   await withTranslated({ name: 'codex-chat', protocol: 'openai-chat', naming: { models: ['gpt-5.5'] } }, async (mesh, up) => {
-    const run = await runCodex({ baseURL: `${mesh.url}/v1`, prompt: 'say hello', cwd: workDir, env: trap.env });
+    const run = await runCodex({ baseURL: `${mesh.url}/v1`, prompt: 'say hello', cwd: suite.workDir, env: suite.trap.env });
     const done = assertCodexAnswered(run, answerOf('codex-chat'));
     assert.equal(done.usage?.input_tokens, 9, `usage from the Chat usage chunk: ${JSON.stringify(done)}`);
     assert.equal(done.usage?.output_tokens, 4, `usage from the Chat usage chunk: ${JSON.stringify(done)}`);
@@ -224,7 +210,7 @@ test('Codex CLI through a Chat-only endpoint', async () => {
 test('Codex CLI runs a shell command through a Chat-only endpoint', async () => {
   const fake = { toolCall: { name: 'exec_command', input: { cmd: 'echo ccmesh-e2e-$((6*7))' } } };
   await withTranslated({ name: 'codex-chat-tool', protocol: 'openai-chat', naming: { models: ['gpt-5.5'] }, fake }, async (mesh, up) => {
-    const run = await runCodex({ baseURL: `${mesh.url}/v1`, prompt: `${TOOL_MARKER}: run the echo and tell me what it printed`, cwd: workDir, env: trap.env });
+    const run = await runCodex({ baseURL: `${mesh.url}/v1`, prompt: `${TOOL_MARKER}: run the echo and tell me what it printed`, cwd: suite.workDir, env: suite.trap.env });
     // Only a command Codex really ran prints 42: the fake asked for $((6*7)).
     assertCodexAnswered(run, 'ccmesh-e2e-42');
     const ran = run.events.filter((e) => e.type === 'item.completed' && e.item?.type === 'command_execution');
@@ -253,7 +239,7 @@ test('Codex CLI runs a shell command through a Chat-only endpoint', async () => 
 
 test('Codex CLI through an Anthropic-only endpoint', async () => {
   await withTranslated({ name: 'codex-anthropic', protocol: 'anthropic', naming: { models: ['gpt-5.5'] } }, async (mesh, up) => {
-    const run = await runCodex({ baseURL: `${mesh.url}/v1`, prompt: 'say hello', cwd: workDir, env: trap.env });
+    const run = await runCodex({ baseURL: `${mesh.url}/v1`, prompt: 'say hello', cwd: suite.workDir, env: suite.trap.env });
     const done = assertCodexAnswered(run, answerOf('codex-anthropic'));
     assert.equal(done.usage?.input_tokens, 12, `usage from message_start/message_delta: ${JSON.stringify(done)}`);
     assert.equal(done.usage?.output_tokens, 6, `usage from message_start/message_delta: ${JSON.stringify(done)}`);
