@@ -63,6 +63,22 @@ export function buildRows(drafts: RowDraft[], t: TFunction): { rows?: PriceRow[]
   return Object.keys(errors).length ? { errors } : { rows, errors };
 }
 
+/** The columns of both price tables. */
+function PriceHead() {
+  const { t } = useTranslation();
+  return (
+    <thead>
+      <tr>
+        <th>{t('prices.col.model')}</th>
+        {PRICE_FIELDS.map((f) => <th key={f} className="num">{t(`prices.col.${f}`)}</th>)}
+        <th>{t('prices.col.source')}</th>
+        <th>{t('prices.col.date')}</th>
+        <th><span className="visually-hidden">{t('prices.actions')}</span></th>
+      </tr>
+    </thead>
+  );
+}
+
 export function PricesEditor() {
   const { t } = useTranslation();
   const api = useApi();
@@ -170,15 +186,7 @@ export function PricesEditor() {
         ) : (
           <div className="table-wrap">
             <table className="logs prices-table" data-testid="prices-yours">
-              <thead>
-                <tr>
-                  <th>{t('prices.col.model')}</th>
-                  {PRICE_FIELDS.map((f) => <th key={f} className="num">{t(`prices.col.${f}`)}</th>)}
-                  <th>{t('prices.col.source')}</th>
-                  <th>{t('prices.col.date')}</th>
-                  <th><span className="visually-hidden">{t('prices.actions')}</span></th>
-                </tr>
-              </thead>
+              <PriceHead />
               <tbody>
                 {drafts.map((d, i) => (
                   <tr key={d.key} data-testid="price-row">
@@ -212,15 +220,7 @@ export function PricesEditor() {
         ) : (
           <div className="table-wrap">
             <table className="logs totals" data-testid="prices-shipped">
-              <thead>
-                <tr>
-                  <th>{t('prices.col.model')}</th>
-                  {PRICE_FIELDS.map((f) => <th key={f} className="num">{t(`prices.col.${f}`)}</th>)}
-                  <th>{t('prices.col.source')}</th>
-                  <th>{t('prices.col.date')}</th>
-                  <th><span className="visually-hidden">{t('prices.actions')}</span></th>
-                </tr>
-              </thead>
+              <PriceHead />
               <tbody>
                 {shipped.map((r) => (
                   <tr key={r.model}>
