@@ -2,7 +2,10 @@
 GO      ?= go
 BIN     ?= bin/ccmesh
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/ccmesh/ccmesh/app.Version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+DATE    ?= $(shell git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -s -w -X github.com/ccmesh/ccmesh/app.Version=$(VERSION) \
+	-X github.com/ccmesh/ccmesh/app.Commit=$(COMMIT) -X github.com/ccmesh/ccmesh/app.Date=$(DATE)
 DESKTOP_TAGS := desktop,production,webkit2_41
 
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2

@@ -25,6 +25,7 @@ import (
 type config struct {
 	listen, data, adminToken, logLevel string
 	headless, listenIsFlag             bool
+	minimized, version                 bool
 }
 
 func parseFlags(args []string) (config, error) {
@@ -35,6 +36,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.adminToken, "admin-token", os.Getenv("CCMESH_ADMIN_TOKEN"), "admin token for the API and UI (env CCMESH_ADMIN_TOKEN; default: made once and kept in the data dir)")
 	fs.BoolVar(&c.headless, "headless", false, "run without window and tray (always so in a build without the desktop tag)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&c.minimized, "minimized", false, "desktop build: start in the tray with no window until its Open (what start at login runs)")
+	fs.BoolVar(&c.version, "version", false, "print the version, commit and build date, and exit")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -85,6 +88,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ccmesh:", err)
 		os.Exit(2)
 	}
+	if c.version {
+		fmt.Println(app.VersionLine())
+		return
+	}
 	log, closer, err := newLogger(c)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ccmesh:", err)
@@ -93,7 +100,7 @@ func main() {
 	defer closer.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := app.Options{DataDir: c.data, Listen: c.listen, ListenIsFlag: c.listenIsFlag, AdminToken: c.adminToken, Logger: log}
+	opts := app.Options{DataDir: c.data, Listen: c.listen, ListenIsFlag: c.listenIsFlag, AdminToken: c.adminToken, Logger: log, Minimized: c.minimized}
 	if !c.headless && app.DesktopAvailable && hasDisplay() {
 		err = app.RunDesktop(ctx, opts)
 	} else {

@@ -31,6 +31,9 @@ type Options struct {
 	AdminToken   string // empty: read from DataDir/admin-token, or made there once
 	Logger       zerolog.Logger
 	Headless     bool
+	// Minimized starts the desktop build with no window until the tray's
+	// Open (--minimized; what the start-at-login entry runs).
+	Minimized bool
 	// HomeDir is where ~/.claude/settings.json lives; empty = os.UserHomeDir().
 	HomeDir string
 	// Transport reaches the upstreams (proxy, Test, Fetch models); nil = default.

@@ -82,6 +82,7 @@ func RunDesktop(ctx context.Context, opts Options) error {
 		MinWidth:          720,
 		MinHeight:         480,
 		HideWindowOnClose: true,
+		StartHidden:       opts.Minimized,
 		AssetServer:       &assetserver.Options{Assets: dist, Handler: a.TrustedHandler()},
 		OnStartup:         d.onStartup,
 		OnBeforeClose:     d.onBeforeClose,

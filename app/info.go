@@ -20,8 +20,19 @@ type Info struct {
 	CapturesDropped uint64 `json:"captures_dropped"`
 }
 
-// Version is set at build time with -ldflags "-X github.com/ccmesh/ccmesh/app.Version=…".
-var Version = "dev"
+// Version, Commit and Date are set at build time with
+// -ldflags "-X github.com/ccmesh/ccmesh/app.Version=… -X …Commit=… -X …Date=…"
+// (Makefile); `ccmesh --version` prints them.
+var (
+	Version = "dev"
+	Commit  = "unknown"
+	Date    = "unknown"
+)
+
+// VersionLine is what `ccmesh --version` prints.
+func VersionLine() string {
+	return "ccmesh " + Version + " (commit " + Commit + ", built " + Date + ")"
+}
 
 // Info describes the running instance.
 func (a *App) Info() Info {
