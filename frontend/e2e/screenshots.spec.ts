@@ -14,9 +14,22 @@ const SCREENS = [
 ] as const;
 
 // The README shows these two.
-const README_SHOTS = ['endpoints-light.png', 'logs-dark.png'];
+const README_SHOTS = ['dashboard-light.png', 'endpoints-light.png', 'routing-dark.png', 'logs-dark.png'];
 
 test('screenshots of each screen in light and dark', async ({ ccmesh, openUI, upstream }) => {
+  // First the screens a new user meets: the welcome and the provider presets.
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const first = await openUI();
+  for (const scheme of ['light', 'dark'] as const) {
+    await first.emulateMedia({ colorScheme: scheme });
+    await first.getByRole('tab', { name: 'Dashboard' }).click();
+    await expect(first.getByTestId('dashboard-welcome')).toBeVisible();
+    await first.screenshot({ path: join(ARTIFACTS, `welcome-${scheme}.png`), fullPage: true });
+    await first.getByTestId('dashboard-welcome').getByRole('button', { name: 'Add endpoint' }).click();
+    await expect(first.getByTestId('preset-picker')).toBeVisible();
+    await first.screenshot({ path: join(ARTIFACTS, `presets-${scheme}.png`), fullPage: true });
+  }
+
   const down = await upstream('fail');
   const good = await upstream('ok');
   const limited = await upstream('ratelimit');
@@ -29,8 +42,8 @@ test('screenshots of each screen in light and dark', async ({ ccmesh, openUI, up
   await ccmesh.api('POST', `/api/endpoints/${glm.id}/force-open`);
   for (let i = 0; i < 4; i++) await ccmesh.message('claude-sonnet-4-5', i % 2 === 0);
 
-  const page = await openUI();
-  mkdirSync(ARTIFACTS, { recursive: true });
+  const page = first;
+  await page.goto(ccmesh.uiURL);
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const s of SCREENS) {

@@ -1,5 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { KeyboardEvent } from 'react';
+import { ChartLine, Gauge, ListOrdered, Route as RouteIcon, ScrollText, Server, Settings as SettingsIcon, type LucideIcon } from 'lucide-react';
 import { EndpointsPanel } from './components/EndpointsPanel';
 import { FastQueuePanel } from './components/FastQueuePanel';
 import { Header } from './components/Header';
@@ -15,6 +17,16 @@ const StatsPanel = lazy(() => import('./components/StatsPanel').then((m) => ({ d
 
 const TABS = ['dashboard', 'endpoints', 'queue', 'routing', 'logs', 'stats', 'settings'] as const;
 type Tab = (typeof TABS)[number];
+
+const TAB_ICONS: Record<Tab, LucideIcon> = {
+  dashboard: Gauge,
+  endpoints: Server,
+  queue: ListOrdered,
+  routing: RouteIcon,
+  logs: ScrollText,
+  stats: ChartLine,
+  settings: SettingsIcon,
+};
 
 /** Where the page is: a tab and what in it, `#/logs/42` the timeline of request 42. */
 interface Route {
@@ -53,6 +65,16 @@ export function App({ unauthorized }: { unauthorized: boolean }) {
     setRoute({ tab: next, arg });
     window.history.replaceState(null, '', `#/${next}`);
   };
+  // The tab list is one stop for Tab; arrows, Home and End move between tabs (WAI-ARIA tabs pattern).
+  const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    const i = TABS.indexOf(tab);
+    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    const id = TABS[(next + TABS.length) % TABS.length];
+    go(id);
+    document.getElementById(`tab-${id}`)?.focus();
+  };
   const openLog = route.tab === 'logs' && /^\d+$/.test(route.arg) ? Number(route.arg) : undefined;
 
   return (
@@ -62,12 +84,16 @@ export function App({ unauthorized }: { unauthorized: boolean }) {
       {!unauthorized && loadError && <p className="banner error" role="alert">{t('app.loadError', { message: loadError })}</p>}
       {!unauthorized && !loadError && !connected && <p className="banner muted" role="status">{t('app.offline')}</p>}
       <nav aria-label={t('app.nav')}>
-        <div role="tablist" className="tabs">
-          {TABS.map((id) => (
-            <button key={id} type="button" role="tab" id={`tab-${id}`} aria-selected={tab === id} aria-controls={`panel-${id}`} onClick={() => go(id)}>
-              {t(`app.tabs.${id}`)}
-            </button>
-          ))}
+        <div role="tablist" className="tabs" onKeyDown={onTabKey}>
+          {TABS.map((id) => {
+            const Icon = TAB_ICONS[id];
+            return (
+              <button key={id} type="button" role="tab" id={`tab-${id}`} aria-selected={tab === id} aria-controls={`panel-${id}`} tabIndex={tab === id ? 0 : -1} onClick={() => go(id)}>
+                <Icon />
+                {t(`app.tabs.${id}`)}
+              </button>
+            );
+          })}
         </div>
       </nav>
       <main id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`}>

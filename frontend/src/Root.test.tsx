@@ -41,6 +41,29 @@ describe('the page', () => {
     expect(calls.find((c) => c.method === 'PUT')).toMatchObject({ path: '/api/settings', body: { language: 'zh-CN' } });
   });
 
+  it('moves between tabs with the arrow keys, Home and End; Tab reaches only the selected one', async () => {
+    stubEventSource();
+    stubFetch({ ...baseRoutes([]), ...noStats });
+    render(<Root />);
+    const user = userEvent.setup();
+    const dashboard = await screen.findByRole('tab', { name: 'Dashboard' });
+    expect(dashboard).toHaveAttribute('tabindex', '0');
+    expect(screen.getByRole('tab', { name: 'Logs' })).toHaveAttribute('tabindex', '-1');
+    dashboard.focus();
+    await user.keyboard('{ArrowRight}');
+    expect(screen.getByRole('tab', { name: 'Endpoints' })).toHaveFocus();
+    expect(screen.getByRole('tab', { name: 'Endpoints' })).toHaveAttribute('aria-selected', 'true');
+    await user.keyboard('{End}');
+    expect(screen.getByRole('tab', { name: 'Settings' })).toHaveFocus();
+    await user.keyboard('{ArrowRight}'); // wraps round
+    expect(screen.getByRole('tab', { name: 'Dashboard' })).toHaveAttribute('aria-selected', 'true');
+    await user.keyboard('{ArrowLeft}');
+    expect(screen.getByRole('tab', { name: 'Settings' })).toHaveAttribute('aria-selected', 'true');
+    await user.keyboard('{Home}');
+    expect(screen.getByRole('tab', { name: 'Dashboard' })).toHaveFocus();
+    expect(window.location.hash).toBe('#/dashboard');
+  });
+
   it('leads from the welcome to the add form, and from a failover to its timeline', async () => {
     stubEventSource();
     stubFetch({ ...baseRoutes([]), ...noStats });

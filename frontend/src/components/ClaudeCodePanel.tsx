@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Eye, FileCheck } from 'lucide-react';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
 import type { ClaudeCode, ClaudeCodeApplied } from '../api/types';
@@ -56,7 +57,7 @@ export function ClaudeCodePanel() {
           <CopyButton text={cc.exports} label={t('claude.copy')} />
           <p>{t('claude.file', { path: cc.settings_path })}</p>
           {!preview ? (
-            <button type="button" onClick={() => setPreview(true)}>{t('claude.preview')}</button>
+            <button type="button" onClick={() => setPreview(true)}><Eye />{t('claude.preview')}</button>
           ) : (
             <>
               <div className="grid2">
@@ -69,7 +70,7 @@ export function ClaudeCodePanel() {
                   <pre className="code" data-testid="claude-proposed">{cc.proposed}</pre>
                 </div>
               </div>
-              <button type="button" className="primary" onClick={() => void apply(cc)}>{t('claude.apply')}</button>
+              <button type="button" className="primary" onClick={() => void apply(cc)}><FileCheck />{t('claude.apply')}</button>
             </>
           )}
           {applied && (

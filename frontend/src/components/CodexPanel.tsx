@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { Eye, FileCheck } from 'lucide-react';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
 import type { Codex, CodexApplied } from '../api/types';
@@ -80,7 +81,7 @@ export function CodexPanel() {
           {unchanged ? (
             <p className="muted" data-testid="codex-unchanged">{t('codex.unchanged')}</p>
           ) : !preview ? (
-            <button type="button" onClick={() => setPreview(true)}>{t('codex.preview')}</button>
+            <button type="button" onClick={() => setPreview(true)}><Eye />{t('codex.preview')}</button>
           ) : (
             <>
               <h4>{cx.current ? t('codex.diff') : t('codex.newFile')}</h4>
@@ -107,7 +108,7 @@ export function CodexPanel() {
                   </div>
                 </div>
               </details>
-              <button type="button" className="primary" onClick={() => void apply(cx)}>{t('codex.apply')}</button>
+              <button type="button" className="primary" onClick={() => void apply(cx)}><FileCheck />{t('codex.apply')}</button>
             </>
           )}
           {applied && (

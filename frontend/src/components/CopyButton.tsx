@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Check, Copy } from 'lucide-react';
 
 /** Puts text on the clipboard: the Clipboard API, or the old selection way where it is refused. */
 export async function copyText(text: string): Promise<void> {
@@ -35,6 +36,7 @@ export function CopyButton({ text, label }: { text: string; label?: string }) {
         });
       }}
     >
+      {done ? <Check /> : <Copy />}
       {done ? t('header.copied') : (label ?? t('header.copy'))}
     </button>
   );

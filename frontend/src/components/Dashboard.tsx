@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Plus } from 'lucide-react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApi } from '../api/context';
 import type { Endpoint, Health, LogRow, StatBucket } from '../api/types';
@@ -37,6 +38,7 @@ function Welcome({ onAddEndpoint }: Props) {
       <h2 id="welcome-heading">{t('dashboard.welcomeTitle')}</h2>
       <p>{t('dashboard.welcome')}</p>
       <button type="button" className="primary" onClick={onAddEndpoint}>
+        <Plus />
         {t('dashboard.addEndpoint')}
       </button>
     </section>

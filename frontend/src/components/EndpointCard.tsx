@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DownloadCloud, FlaskConical, Lock, LockOpen, Pencil, Power, PowerOff, Trash2 } from 'lucide-react';
 import { useApi } from '../api/context';
 import type { Endpoint, FetchModelsReply, Health, TestResult } from '../api/types';
 import { formatPercent, formatTime } from '../format';
@@ -115,14 +116,16 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
         </div>
       )}
       <div className="actions" role="group" aria-label={t('endpoints.actions', { name: ep.name })}>
-        <button type="button" onClick={onEdit}>{t('endpoints.edit')}</button>
+        <button type="button" onClick={onEdit}><Pencil />{t('endpoints.edit')}</button>
         <button type="button" disabled={!!busy} onClick={() => run('toggle', async () => onChanged(await api.updateEndpoint(ep.id, { enabled: !ep.enabled })))}>
+          {ep.enabled ? <PowerOff /> : <Power />}
           {ep.enabled ? t('endpoints.disable') : t('endpoints.enable')}
         </button>
         <button type="button" disabled={!!busy} onClick={() => run('test', async () => {
           const r = await api.testEndpoint(ep.id);
           return { kind: r.ok ? 'ok' : 'error', text: testText(r) };
         })}>
+          <FlaskConical />
           {busy === 'test' ? t('endpoints.testing') : t('endpoints.test')}
         </button>
         <button type="button" disabled={!!busy} onClick={() => run('models', async () => {
@@ -132,15 +135,19 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           const text = t('endpoints.fetchedModels', { count: r.models.length });
           return { kind: 'ok', text: r.truncated ? `${text} ${t('endpoints.fetchedTruncated')}` : text };
         })}>
+          <DownloadCloud />
           {t('endpoints.fetchModels')}
         </button>
         <button type="button" disabled={!!busy} onClick={() => run('open', async () => onHealth(await api.forceOpen(ep.id)))}>
+          <Lock />
           {t('endpoints.forceOpen')}
         </button>
         <button type="button" disabled={!!busy} onClick={() => run('close', async () => onHealth(await api.forceClose(ep.id)))}>
+          <LockOpen />
           {t('endpoints.forceClose')}
         </button>
         <button type="button" className="danger" disabled={!!busy} onClick={() => setConfirming(true)}>
+          <Trash2 />
           {t('endpoints.delete')}
         </button>
       </div>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Plus } from 'lucide-react';
 import { useApi } from '../api/context';
 import type { Endpoint, Id, Preset } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
@@ -36,6 +37,7 @@ export function EndpointsPanel({ startAdding = false }: { startAdding?: boolean 
         <h2 id="endpoints-heading">{t('endpoints.heading')}</h2>
         {!editing && (
           <button type="button" className="primary" onClick={() => setEditing({ mode: 'pick' })}>
+            <Plus />
             {t('endpoints.add')}
           </button>
         )}

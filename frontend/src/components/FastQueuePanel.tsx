@@ -196,6 +196,7 @@ export function FastQueuePanel() {
     <section aria-labelledby="queue-heading">
       <h2 id="queue-heading">{t('queue.heading')}</h2>
       <p className="muted">{t('queue.intro')}</p>
+      {endpoints.length === 0 && <p className="empty" data-testid="queue-empty">{t('queue.noEndpoints')}</p>}
       {notice && (
         <p className={notice.kind === 'ok' ? 'notice' : 'error'} role="status" data-testid="queue-notice">
           {notice.text}

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { Send, Terminal } from 'lucide-react';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
 import type { CaptureReply, Endpoint, LogDetail, ResendReply } from '../api/types';
@@ -124,7 +125,7 @@ function Resend({ log, endpoints, disabledWhy, jsonBody }: { log: LogDetail; end
       <label className="check">
         <input type="checkbox" role="switch" checked={stream} onChange={(e) => setStream(e.target.checked)} disabled={!!disabledWhy || !jsonBody} /> {t('capture.stream')}
       </label>
-      <button type="submit" className="primary" disabled={busy || !!disabledWhy}>{busy ? t('capture.sending') : t('capture.resend')}</button>
+      <button type="submit" className="primary" disabled={busy || !!disabledWhy}><Send />{busy ? t('capture.sending') : t('capture.resend')}</button>
       {disabledWhy && <span className="muted small">{disabledWhy}</span>}
       {error && <p className="error" role="alert">{error}</p>}
       {result && (
@@ -162,6 +163,7 @@ function CopyCurl({ id, disabledWhy }: { id: number; disabledWhy: string }) {
   return (
     <div className="curl">
       <button type="button" onClick={() => void copy()} disabled={!!disabledWhy} title={disabledWhy || undefined}>
+        <Terminal />
         {done ? t('header.copied') : t('capture.curl')}
       </button>
       {error && <p className="error" role="alert">{error}</p>}

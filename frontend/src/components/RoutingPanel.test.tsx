@@ -48,7 +48,7 @@ describe('routing', () => {
     expect(screen.getByTestId('matrix-codex-openai-chat')).toHaveTextContent('gpt-5 translated');
     expect(screen.getByTestId('matrix-haiku-only-anthropic')).toHaveTextContent('claude-haiku-4-5');
     expect(screen.queryByTestId('matrix-row-off')).toBeNull();
-    expect(screen.getByText('Nothing asked yet.')).toBeInTheDocument();
+    expect(screen.getByText(/^Type a model and pick a client/)).toBeInTheDocument();
   });
 
   it('explains a route: candidates in order with their translation, and why each other endpoint is left out', async () => {

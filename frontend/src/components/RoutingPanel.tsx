@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Search } from 'lucide-react';
 import { useApi } from '../api/context';
 import type { Explanation, Protocol } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
@@ -137,7 +138,7 @@ function WhyBox() {
             ))}
           </datalist>
         </label>
-        <button type="submit" className="primary" disabled={!model.trim()}>{t('routing.explain')}</button>
+        <button type="submit" className="primary" disabled={!model.trim()}><Search />{t('routing.explain')}</button>
       </form>
       {error && <p className="error" role="alert">{error}</p>}
       {!result && !error && <p className="empty">{t('routing.whyEmpty')}</p>}

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { RefreshCw } from 'lucide-react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApi } from '../api/context';
 import type { StatBucket } from '../api/types';
@@ -138,7 +139,7 @@ export function StatsPanel() {
               <option value="model">{t('stats.groups.model')}</option>
             </select>
           </label>
-          <button type="button" onClick={() => void load()}>{t('stats.refresh')}</button>
+          <button type="button" onClick={() => void load()}><RefreshCw />{t('stats.refresh')}</button>
           <a className="button-link" href={csvHref} download="ccmesh-stats.csv" data-testid="stats-csv" aria-busy={downloading} onClick={(e) => void download(e)}>
             {downloading ? t('stats.downloading') : t('stats.download')}
           </a>
