@@ -65,39 +65,72 @@ var usageUpsert = `INSERT INTO %s (start, endpoint_id, endpoint, model, requests
 		reasoning = reasoning + excluded.reasoning, cost_usd = cost_usd + excluded.cost_usd,
 		unpriced = unpriced + excluded.unpriced, hedges = hedges + excluded.hedges`
 
-// usageWriter adds deltas to both bucket tables inside a log batch's
-// transaction, so a row and its statistics are written together or not.
-type usageWriter struct{ minute, hour *sql.Stmt }
-
-func newUsageWriter(ctx context.Context, tx *sql.Tx) (*usageWriter, error) {
-	m, err := tx.PrepareContext(ctx, fmt.Sprintf(usageUpsert, minuteTable))
-	if err != nil {
-		return nil, err
-	}
-	h, err := tx.PrepareContext(ctx, fmt.Sprintf(usageUpsert, hourTable))
-	if err != nil {
-		m.Close()
-		return nil, err
-	}
-	return &usageWriter{minute: m, hour: h}, nil
+// usageKey names one bucket row: its table's bucket start, endpoint and model.
+type usageKey struct {
+	start      int64
+	endpointID int64
+	model      string
 }
 
-func (u *usageWriter) close() {
-	u.minute.Close()
-	u.hour.Close()
+// usageSums adds up a log batch's deltas per bucket row before they are
+// written, so a batch of requests to one endpoint and model costs two
+// upserts (minute and hour), not two per request.
+type usageSums struct {
+	minute, hour map[usageKey]*UsageDelta
 }
 
-func (u *usageWriter) add(ctx context.Context, at time.Time, d *UsageDelta) error {
+func (u *usageSums) add(at time.Time, d *UsageDelta) {
+	if u.minute == nil {
+		u.minute, u.hour = map[usageKey]*UsageDelta{}, map[usageKey]*UsageDelta{}
+	}
 	ms := at.UnixMilli()
-	for _, b := range []struct {
-		stmt *sql.Stmt
-		size int64
-	}{{u.minute, 60_000}, {u.hour, 3_600_000}} {
-		if _, err := b.stmt.ExecContext(ctx, ms-ms%b.size, d.EndpointID, d.Endpoint, d.Model,
-			d.Requests, d.Errors, d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning,
-			d.CostUSD, d.Unpriced, d.Hedges); err != nil {
+	sumInto(u.minute, usageKey{ms - ms%60_000, d.EndpointID, d.Model}, d)
+	sumInto(u.hour, usageKey{ms - ms%3_600_000, d.EndpointID, d.Model}, d)
+}
+
+func sumInto(m map[usageKey]*UsageDelta, k usageKey, d *UsageDelta) {
+	s, ok := m[k]
+	if !ok {
+		c := *d
+		m[k] = &c
+		return
+	}
+	s.Endpoint = d.Endpoint // the latest name wins, as in the upsert
+	s.Requests += d.Requests
+	s.Errors += d.Errors
+	s.Input += d.Input
+	s.Output += d.Output
+	s.CacheRead += d.CacheRead
+	s.CacheWrite += d.CacheWrite
+	s.Reasoning += d.Reasoning
+	s.CostUSD += d.CostUSD
+	s.Unpriced += d.Unpriced
+	s.Hedges += d.Hedges
+}
+
+// write upserts the sums into both bucket tables inside the log batch's
+// transaction, so rows and their statistics are written together or not.
+func (u *usageSums) write(ctx context.Context, tx *sql.Tx) error {
+	for _, t := range []struct {
+		table string
+		sums  map[usageKey]*UsageDelta
+	}{{minuteTable, u.minute}, {hourTable, u.hour}} {
+		if len(t.sums) == 0 {
+			continue
+		}
+		stmt, err := tx.PrepareContext(ctx, fmt.Sprintf(usageUpsert, t.table))
+		if err != nil {
 			return err
 		}
+		for k, d := range t.sums {
+			if _, err := stmt.ExecContext(ctx, k.start, k.endpointID, d.Endpoint, k.model,
+				d.Requests, d.Errors, d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning,
+				d.CostUSD, d.Unpriced, d.Hedges); err != nil {
+				stmt.Close()
+				return err
+			}
+		}
+		stmt.Close()
 	}
 	return nil
 }
