@@ -9,8 +9,12 @@ LDFLAGS := -s -w -X github.com/ccmesh/ccmesh/app.Version=$(VERSION) \
 DESKTOP_TAGS := desktop,production,webkit2_41
 
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# build/package is its own module (nfpm stays out of ccmesh's module graph)
+PACKAGER := $(GO) -C build/package run .
+RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
-.PHONY: all build run ui desktop types test lint test-go test-ui test-e2e test-e2e-clients test-faults test-desktop bench bench-go clean
+.PHONY: all build run ui desktop types test lint test-go test-ui test-e2e test-e2e-clients test-faults test-desktop bench bench-go clean \
+	deps package test-package release test-release
 
 all: build
 
@@ -39,8 +43,13 @@ desktop: ui
 types:
 	CCMESH_UPDATE_TYPES=1 $(GO) test ./app -run TestFrontendTypes -count=1
 
-## test: everything CI runs
-test: lint test-go test-ui test-e2e test-e2e-clients test-desktop
+## test: everything CI runs; deps first installs the Debian packages it
+## needs (as root), or stops with the apt-get line that does
+test: deps lint test-go test-ui test-e2e test-e2e-clients test-desktop test-package
+
+## deps: the Debian packages make test needs (list and rules: build/deps.sh)
+deps:
+	bash build/deps.sh
 
 ## lint: go vet and staticcheck (plain and desktop build), ESLint with the
 ## React hooks rules and tsc --noEmit for the frontend
@@ -49,6 +58,8 @@ lint: frontend/node_modules/.installed
 	$(GO) vet -tags $(DESKTOP_TAGS) ./...
 	$(STATICCHECK) ./...
 	$(STATICCHECK) -tags $(DESKTOP_TAGS) ./...
+	$(GO) -C build/package vet ./...
+	cd build/package && $(STATICCHECK) ./...
 	cd frontend && npm run lint && npm run typecheck
 
 test-go:
@@ -81,6 +92,39 @@ test-desktop: desktop
 	CCMESH_DESKTOP_BIN=$(CURDIR)/bin/ccmesh-desktop CCMESH_ARTIFACTS=$(CURDIR)/artifacts \
 		dbus-run-session -- $(GO) test -tags desktop -count=1 -v ./e2e/desktop
 
+## package: the Linux .deb of the desktop build, made with nfpm by
+## build/package → dist/ccmesh_<version>_<arch>.deb (the Debian version
+## made of VERSION: build/package/version.go)
+package: desktop
+	$(PACKAGER) deb -binary $(CURDIR)/bin/ccmesh-desktop -icon $(CURDIR)/build/appicon.png \
+		-version '$(VERSION)' -date '$(DATE)' -out $(CURDIR)/dist
+
+## test-package: build/package's Go tests, then install the .deb with
+## apt-get, check and run it, purge it (needs root; build/package/test-package.sh)
+test-package: package
+	$(GO) -C build/package test -count=1 ./...
+	CCMESH_VERSION='$(VERSION)' CCMESH_DEB_VERSION="$$($(PACKAGER) version '$(VERSION)')" \
+		bash build/package/test-package.sh
+
+## release: headless binaries (no cgo, UI embedded) for RELEASE_TARGETS and
+## their SHA256SUMS → dist/release/ccmesh_<version>_<os>_<arch>[.exe]
+release: ui
+	rm -rf dist/release
+	mkdir -p dist/release
+	v="$$($(PACKAGER) version '$(VERSION)')" && for t in $(RELEASE_TARGETS); do \
+		os=$${t%/*} arch=$${t#*/} ext=; [ $$os != windows ] || ext=.exe; \
+		echo "release: $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' \
+			-o dist/release/ccmesh_$${v}_$${os}_$${arch}$$ext . || exit 1; \
+	done
+	cd dist/release && sha256sum ccmesh_* > SHA256SUMS
+
+## test-release: what make release wrote: names, GOOS/GOARCH (go version -m),
+## SHA256SUMS, and the native binary run (build/package/test-release.sh)
+test-release: release
+	GO=$(GO) RELEASE_TARGETS='$(RELEASE_TARGETS)' CCMESH_VERSION='$(VERSION)' \
+		CCMESH_DEB_VERSION="$$($(PACKAGER) version '$(VERSION)')" bash build/package/test-release.sh
+
 ## bench: ccmesh vs direct, a bare ReverseProxy and nginx, plus the Go
 ## micro-benchmarks (bench-go); writes docs/BENCHMARKS.md (see bench/run.sh)
 bench:
@@ -91,4 +135,4 @@ bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./breaker ./proxy ./store
 
 clean:
-	rm -rf bin frontend/dist/assets frontend/dist/index.html
+	rm -rf bin dist frontend/dist/assets frontend/dist/index.html

@@ -3,8 +3,9 @@
 # httputil.ReverseProxy and nginx, on the same fake upstream and load; and
 # ccmesh translating (docs/BEHAVIOUR.md#translation) Claude and Responses
 # requests for a Chat Completions upstream, against its own pass-through
-# and claude-code-router (bench/NOTES.md). `make bench` calls it; it
-# writes docs/BENCHMARKS.md.
+# and claude-code-router (bench/NOTES.md); then start-up, idle cost and the
+# admin API on a filled database (bench/extra.sh, which runs on its own
+# too). `make bench` calls it; it writes docs/BENCHMARKS.md.
 #
 # Layout on a 2-core machine: every target (the proxies and, for "direct",
 # a second upstream) runs pinned to core 1; the load generator and the
@@ -15,7 +16,8 @@
 # Environment: ROUNDS (default 5), BENCH_OUT (default docs/BENCHMARKS.md),
 # KEEP_WORK=1 keeps the temp dir with every log and raw result. node and
 # npm are needed for claude-code-router only; without them its figures are
-# "no data", with the reason in the report.
+# "no data", with the reason in the report. bench/extra.sh's variables
+# (IDLE_SECS, STARTS, API_CALLS, BUILD_DESKTOP, ...) pass through.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,8 +33,7 @@ STARTED=$(date -u +%s)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 PIDS=()
 
-log() { printf '%s bench: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+. bench/lib.sh
 
 cleanup() {
 	local p
@@ -57,35 +58,20 @@ spawn() {
 	PIDS+=("$LASTPID")
 }
 
-# wait_for CHECK...: retry CHECK for up to 10 s.
-wait_for() {
-	local i
-	for i in $(seq 200); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 addr_of() { wait_for test -s "$1" || die "no address in $1"; cat "$1"; }
 
-free_port() {
-	local p
-	for p in $(seq 38100 38999); do
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
-	done
-	die "no free port in 38100-38999"
+# rss_kb PID[,PID...]: VmRSS summed, KiB.
+rss_kb() {
+	local p pids files=()
+	IFS=, read -r -a pids <<<"$1"
+	for p in "${pids[@]}"; do files+=("/proc/$p/status"); done
+	awk '/^VmRSS:/ {s += $2} END {print s + 0}' "${files[@]}"
 }
-
-# oneline: stdin as one line fit for a JSON string (no controls, quotes or
-# backslashes).
-oneline() { tr -c '[:print:]' ' ' | tr '"\134' "'/"; }
-
-rss_kb() { awk '/^VmRSS:/ {s += $2} END {print s + 0}' $(printf '/proc/%s/status ' ${1//,/ }); }
 
 log "building into $WORK/bin"
 mkdir -p "$WORK/bin"
-$GO build -o "$WORK/bin/" ./bench/upstream ./bench/baseline ./bench/loadgen ./bench/logab ./bench/report
+$GO build -o "$WORK/bin/" ./bench/upstream ./bench/baseline ./bench/loadgen ./bench/logab ./bench/report \
+	./bench/filldb ./bench/apiload
 CGO_ENABLED=0 $GO build -trimpath -o "$WORK/bin/ccmesh" .
 BIN=$WORK/bin
 
@@ -305,6 +291,16 @@ for round in $(seq "$ROUNDS"); do
 	done
 done
 kill "${PID[log-off]}" "${PID[log-on]}" 2>/dev/null || true
+
+# ccmesh alone: start-up, idle cost and the admin API at size; result lines
+# into $RESULTS, raw outputs into $WORK/extra. Should it fail, the report
+# still gets the rounds above, and its rows say why they have no data.
+log "start-up, idle cost and the admin API at size (bench/extra.sh)"
+if ! BIN=$BIN GO=$GO bench/extra.sh "$WORK" 2>&1 | tee "$WORK/extra.log" >&2; then
+	log "bench/extra.sh failed; its rows will say so"
+	printf '{"mode":"skipped","target":"extra","error_example":"bench/extra.sh failed: %s"}\n' \
+		"$({ grep -m1 'bench: error: ' "$WORK/extra.log" || tail -1 "$WORK/extra.log"; } | oneline)" >>"$RESULTS"
+fi
 
 log "Go micro-benchmarks (make bench-go)"
 make --no-print-directory -s bench-go GO="$GO" >"$WORK/gobench.txt" 2>&1 || die "make bench-go failed: $(tail -20 "$WORK/gobench.txt")"

@@ -11,7 +11,8 @@ import (
 )
 
 // result is the part of bench/loadgen's JSON line the report uses (and
-// run.sh's idle lines: mode "idle" or "idle-after" with rss_end_kb).
+// run.sh's idle lines: mode "idle" or "idle-after" with rss_end_kb; and
+// bench/extra.sh's lines, see extra.go).
 type result struct {
 	Mode    string  `json:"mode"`
 	Test    string  `json:"test"`
@@ -38,6 +39,8 @@ type result struct {
 	CPUUtil     float64 `json:"cpu_util"`
 	RSSMaxKB    int64   `json:"rss_max_kb"`
 	RSSEndKB    int64   `json:"rss_end_kb"`
+
+	extraFields
 }
 
 // test names a kind of run: the name run.sh gave it, else the mode, and

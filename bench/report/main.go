@@ -1,6 +1,7 @@
 // Command report turns bench/run.sh's raw results into docs/BENCHMARKS.md:
 // medians over rounds, latency added over a direct connection, ratios to
-// the bare ReverseProxy, and the targets marked met or not met.
+// the bare ReverseProxy, start-up, idle cost and admin API figures
+// (bench/extra.sh), and the targets marked met or not met.
 package main
 
 import (
@@ -44,6 +45,14 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	var gs []goBench
+	if o.gobench != "" {
+		data, err := os.ReadFile(o.gobench)
+		if err != nil {
+			return fmt.Errorf("read go benchmarks: %w", err)
+		}
+		gs = parseGoBench(string(data))
+	}
 	if o.date == "" {
 		o.date = time.Now().UTC().Format("2006-01-02 15:04 UTC")
 	}
@@ -53,11 +62,12 @@ func run(o options) error {
 	fmt.Fprintf(&b, "- Machine: %s\n- Command: `%s`\n- Run time: %s\n- Load average (1, 5, 15 min) %s\n\n",
 		o.machine, o.command, o.duration, o.load)
 	b.WriteString(method)
-	writeTargets(&b, rs)
+	writeTargets(&b, rs, gs)
 	writeRequests(&b, rs)
 	writeStreams(&b, rs)
 	writeLogging(&b, rs)
 	writeTranslation(&b, rs)
+	writeExtra(&b, rs)
 	for _, sec := range []struct {
 		title, file, intro string
 		optional           bool

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,7 +94,7 @@ func TestTargetsVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b strings.Builder
-			writeTargets(&b, rs)
+			writeTargets(&b, rs, nil)
 			if !strings.Contains(b.String(), tt.wantRow) {
 				t.Errorf("targets table lacks %q:\n%s", tt.wantRow, b.String())
 			}
@@ -250,5 +251,245 @@ func TestTranslationWithoutCCR(t *testing.T) {
 	writeTranslation(&tb, rs)
 	if !strings.Contains(tb.String(), "- claude-code-router did not run: node or npm not found") {
 		t.Errorf("translation section does not say why claude-code-router is missing:\n%s", tb.String())
+	}
+}
+
+// checkRows renders checks as Targets rows.
+func checkRows(cs []check) string {
+	var b strings.Builder
+	for _, c := range cs {
+		c.render(&b)
+	}
+	return b.String()
+}
+
+func loadLines(t *testing.T, lines ...string) runs {
+	t.Helper()
+	rs, err := load(writeLines(t, lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func startLines(target string, ms ...float64) []string {
+	var out []string
+	for i, v := range ms {
+		out = append(out, fmt.Sprintf(`{"mode":"startup","target":%q,"round":%d,"startup_ms":%v}`, target, i+1, v))
+	}
+	return out
+}
+
+func TestStartupChecks(t *testing.T) {
+	failed := `{"mode":"startup","target":"filled","round":6,"errors":1,"error_example":"ccmesh exited before answering"}`
+	fill := `{"mode":"filldb","target":"filled","rows":50000,"days":30,"endpoints":4,"db_kb":46080,"wall_ms":3500}`
+	tests := []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"met and not met", slices.Concat(startLines("empty", 90, 80, 100, 85, 95), startLines("filled", 160, 140, 170, 155, 120), []string{fill}), []string{
+			"| start-up to first byte, new empty data dir (median) | 90 ms | ≤ 150 ms | met | max 100 ms of 5 starts |",
+			"| start-up to first byte, filled data dir (median) | 155 ms | ≤ 150 ms | **not met** | max 170 ms of 5 starts; 50 000 request log rows over 30 days, 4 endpoints, 45 MiB |",
+		}},
+		{"no data", nil, []string{
+			"| start-up to first byte, new empty data dir (median) | — | ≤ 150 ms | no data |  |",
+			"| start-up to first byte, filled data dir (median) | — | ≤ 150 ms | no data |  |",
+		}},
+		{"the phase failed", []string{`{"mode":"skipped","target":"extra","error_example":"bench/extra.sh failed: filldb failed"}`}, []string{
+			"| start-up to first byte, filled data dir (median) | — | ≤ 150 ms | no data | not measured: bench/extra.sh failed: filldb failed |",
+		}},
+		{"too few starts", startLines("empty", 90, 80, 100), []string{
+			"| start-up to first byte, new empty data dir (median) | 90 ms | ≤ 150 ms | too few starts (3 < 5) | max 100 ms of 3 starts |",
+		}},
+		{"a failed start", append(startLines("filled", 90, 80, 100, 85, 95), failed), []string{
+			"| start-up to first byte, filled data dir (median) | 90 ms | ≤ 150 ms | **not met** | max 100 ms of 5 starts; 1 failed: ccmesh exited before answering |",
+		}},
+		{"every start failed", []string{failed}, []string{
+			"| start-up to first byte, filled data dir (median) | — | ≤ 150 ms | **not met** | 1 failed: ccmesh exited before answering |",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkRows(startupChecks(loadLines(t, append(tt.lines, `{"mode":"other"}`)...)))
+			for _, want := range tt.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("start-up checks lack %q:\n%s", want, got)
+				}
+			}
+		})
+	}
+}
+
+func TestIdleChecks(t *testing.T) {
+	idle := func(build string, secs, cpu float64) string {
+		return fmt.Sprintf(`{"mode":"idle-cost","target":%q,"secs":%v,"cpu_ms":%v,"ctx_switches":4,"main_cpu_ms":1.5,"main_ctx_switches":2,"procs":3,"threads":30}`, build, secs, cpu)
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"met and not met", []string{idle("headless", 60.02, 2.5), idle("desktop", 60, 480)}, []string{
+			"| idle CPU per 60 s, headless | 2.5 ms | ≤ 10 ms | met | 2.5 ms and 4 context switches over 60 s (3 processes; ccmesh's own: 1.5 ms, 2 switches) |",
+			"| idle CPU per 60 s, desktop, window hidden | 480.0 ms | ≤ 10 ms | **not met** |",
+		}},
+		{"desktop not measured", []string{idle("headless", 60, 0),
+			`{"mode":"skipped","target":"idle-desktop","error_example":"no desktop binary at bin/ccmesh-desktop"}`}, []string{
+			"| idle CPU per 60 s, headless | 0.0 ms | ≤ 10 ms | met |",
+			"| idle CPU per 60 s, desktop, window hidden | — | ≤ 10 ms | no data | not measured: no desktop binary at bin/ccmesh-desktop |",
+		}},
+		{"the phase failed", []string{`{"mode":"skipped","target":"extra","error_example":"bench/extra.sh failed: filldb failed"}`}, []string{
+			"| idle CPU per 60 s, headless | — | ≤ 10 ms | no data | not measured: bench/extra.sh failed: filldb failed |",
+		}},
+		{"period too short", []string{idle("headless", 5, 0.5)}, []string{
+			"| idle CPU per 60 s, headless | 6.0 ms | ≤ 10 ms | period too short (5 s < 60 s) | scaled from 0.5 ms and 4 context switches over 5 s",
+		}},
+		{"longer period, scaled", []string{idle("headless", 120, 30)}, []string{
+			"| idle CPU per 60 s, headless | 15.0 ms | ≤ 10 ms | **not met** | scaled from 30.0 ms and 4 context switches over 120 s",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkRows(idleChecks(loadLines(t, tt.lines...)))
+			for _, want := range tt.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("idle checks lack %q:\n%s", want, got)
+				}
+			}
+		})
+	}
+}
+
+func TestAPIChecks(t *testing.T) {
+	call := func(seq int, name string, p99us float64, errors int) string {
+		return fmt.Sprintf(`{"mode":"api","target":%q,"seq":%d,"path":"/api/x","calls":50,"errors":%d,"error_example":"GET /api/x: 500","p50_us":1000,"p99_us":%v,"max_us":%v}`,
+			name, seq, errors, p99us, p99us+1000)
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		want  []string
+	}{
+		{"met and not met, in apiload's order", []string{call(2, "stats 30 days", 250_000, 0), call(1, "stats hour", 12_000, 0)}, []string{
+			"| admin API p99: stats hour | 12.0 ms | ≤ 100 ms | met | p50 1.0 ms, max 13.0 ms, 50 calls |\n" +
+				"| admin API p99: stats 30 days | 250.0 ms | ≤ 100 ms | **not met** | p50 1.0 ms, max 251.0 ms, 50 calls |",
+		}},
+		{"errors", []string{call(1, "logs", 12_000, 3), call(2, "logs filtered", 0, 50)}, []string{
+			"| admin API p99: logs | 12.0 ms | ≤ 100 ms | **not met** | p50 1.0 ms, max 13.0 ms, 50 calls; 3 failed: GET /api/x: 500 |",
+			"| admin API p99: logs filtered | — | ≤ 100 ms | **not met** |",
+		}},
+		{"no data", nil, []string{
+			"| admin API p99 (GET /api/stats, /api/logs) on the filled data dir | — | ≤ 100 ms | no data | not measured |",
+		}},
+		{"the phase failed", []string{`{"mode":"skipped","target":"extra","error_example":"bench/extra.sh failed: filldb failed"}`}, []string{
+			"| admin API p99 (GET /api/stats, /api/logs) on the filled data dir | — | ≤ 100 ms | no data | not measured: bench/extra.sh failed: filldb failed |",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkRows(apiChecks(loadLines(t, append(tt.lines, `{"mode":"other"}`)...)))
+			for _, want := range tt.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("API checks lack %q:\n%s", want, got)
+				}
+			}
+		})
+	}
+}
+
+const goBenchOut = `goos: linux
+goarch: amd64
+pkg: github.com/ccmesh/ccmesh/breaker
+cpu: AMD EPYC
+BenchmarkAvailable-2           	40568732	        34.42 ns/op	       0 B/op	       0 allocs/op
+BenchmarkAllowDone-2           	 8800821	       133.4 ns/op	       0 B/op	       0 allocs/op
+BenchmarkAllowDoneParallel-2   	 9311733	       132.2 ns/op	       0 B/op	       0 allocs/op
+PASS
+ok  	github.com/ccmesh/ccmesh/breaker	6.021s
+pkg: github.com/ccmesh/ccmesh/proxy
+BenchmarkProxyNonStreamCapture/errors-2         	    5210	    212859 ns/op	 282.30 MB/s	  151812 B/op	     264 allocs/op
+`
+
+func TestParseGoBench(t *testing.T) {
+	gs := parseGoBench(goBenchOut)
+	if len(gs) != 4 {
+		t.Fatalf("parsed %d benchmarks, want 4: %+v", len(gs), gs)
+	}
+	g, ok := find(gs, "proxy", "BenchmarkProxyNonStreamCapture/errors")
+	if !ok || g.nsOp != 212859 || g.bOp != 151812 || g.allocs != 264 {
+		t.Errorf("proxy benchmark = %+v, %v; want 212859 ns, 151812 B, 264 allocs", g, ok)
+	}
+	if _, ok := find(gs, "proxy", "BenchmarkAllowDone"); ok {
+		t.Error("found BenchmarkAllowDone in proxy, which has none")
+	}
+}
+
+func TestBreakerCheck(t *testing.T) {
+	tests := []struct {
+		name, out, want string
+	}{
+		{"met", goBenchOut, "| breaker Allow + Done per request (BenchmarkAllowDone) | 133 ns | ≤ 200 ns, 0 allocs | met | 0 allocs, 0 B per op |"},
+		{"too slow", strings.Replace(goBenchOut, "133.4 ns/op", "250.0 ns/op", 1), "| 250 ns | ≤ 200 ns, 0 allocs | **not met** | 0 allocs, 0 B per op |"},
+		{"allocates", strings.Replace(goBenchOut, "133.4 ns/op	       0 B/op	       0 allocs/op", "133.4 ns/op	      16 B/op	       1 allocs/op", 1),
+			"| 133 ns | ≤ 200 ns, 0 allocs | **not met** | 1 allocs, 16 B per op |"},
+		{"without -benchmem", "pkg: github.com/ccmesh/ccmesh/breaker\nBenchmarkAllowDone-2 8800821 133.4 ns/op\n", "| 133 ns | ≤ 200 ns, 0 allocs | no data | no allocs/op: run without -benchmem |"},
+		{"no data", "pkg: github.com/ccmesh/ccmesh/store\n", "| — | ≤ 200 ns, 0 allocs | no data | not in the Go micro-benchmarks' output |"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkRows([]check{breakerCheck(parseGoBench(tt.out))})
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("breaker row %q, want it to contain %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1 000", 50000: "50 000", 1234567: "1 234 567", -50000: "-50 000"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestRunWritesExtra(t *testing.T) {
+	dir := t.TempDir()
+	lines := slices.Concat(startLines("empty", 90, 80, 100, 85, 95), []string{
+		`{"mode":"filldb","target":"filled","rows":50000,"days":30,"endpoints":4,"db_kb":46080,"wall_ms":3500}`,
+		`{"mode":"idle-cost","target":"headless","binary":"built by this run","secs":60,"cpu_ms":1.2,"sched_ms":1.2,"ticks_ms":0,"ctx_switches":3,"main_cpu_ms":1.2,"main_ctx_switches":3,"procs":1,"threads":7}`,
+		`{"mode":"skipped","target":"idle-desktop","error_example":"Xvfb not found"}`,
+		`{"mode":"api","target":"logs, first page","seq":1,"path":"/api/logs?limit=50","calls":50,"p50_us":1500,"p99_us":4000,"max_us":5000,"bytes":49152,"items":50}`,
+	})
+	gobench := filepath.Join(dir, "gobench.txt")
+	if err := os.WriteFile(gobench, []byte(goBenchOut), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "BENCHMARKS.md")
+	if err := run(options{results: writeLines(t, lines), gobench: gobench, out: out}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| breaker Allow + Done per request (BenchmarkAllowDone) | 133 ns | ≤ 200 ns, 0 allocs | met |",
+		"| start-up to first byte, new empty data dir (median) | 90 ms | ≤ 150 ms | met |",
+		"| start-up to first byte, filled data dir (median) | — | ≤ 150 ms | no data |",
+		"| idle CPU per 60 s, headless | 1.2 ms | ≤ 10 ms | met |",
+		"| idle CPU per 60 s, desktop, window hidden | — | ≤ 10 ms | no data | not measured: Xvfb not found |",
+		"| admin API p99: logs, first page | 4.0 ms | ≤ 100 ms | met |",
+		"## Start-up, idle cost and the admin API at size",
+		"Filled data dir: 50 000 request log rows over 30 days, 4 endpoints, 45 MiB (written in 3.5 s).",
+		"| new empty data dir | 90 | 100 | 90, 80, 100, 85, 95 | 0 |",
+		"| headless | 60 s | 1.2 ms | 1.2 ms | 0 ms | 3 | 1.2 ms, 3 | 1, 7 | built by this run |",
+		"| desktop, window hidden | not measured: Xvfb not found | | | | | | | |",
+		"| logs, first page | `/api/logs?limit=50` | 1.5 | 4.0 | 5.0 | 50 | 0 | 50 | 48 |",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %q", want)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func ratioCheck(rs runs, what, test string, m func(result) float64, limit float6
 		met: r <= limit, note: fmt.Sprintf("ccmesh %+.0f µs, baseline %+.0f µs", cc, base)}
 }
 
-func writeTargets(b *strings.Builder, rs runs) {
+func writeTargets(b *strings.Builder, rs runs, gs []goBench) {
 	b.WriteString("## Targets\n\n| target | ccmesh | limit | verdict | detail |\n|---|---:|---|---|---|\n")
 	var cs []check
 	cs = append(cs,
@@ -98,6 +98,8 @@ func writeTargets(b *strings.Builder, rs runs) {
 	)
 	cs = append(cs, logChecks(rs)...)
 	cs = append(cs, translationChecks(rs)...)
+	cs = append(cs, breakerCheck(gs))
+	cs = append(cs, extraChecks(rs)...)
 	for _, c := range cs {
 		c.render(b)
 	}
