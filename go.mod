@@ -3,19 +3,24 @@ module github.com/ccmesh/ccmesh
 go 1.26.0
 
 require (
+	filippo.io/age v1.3.2
 	github.com/andybalholm/brotli v1.3.0
 	github.com/getlantern/systray v1.2.2
 	github.com/godbus/dbus/v5 v5.1.0
 	github.com/klauspost/compress v1.20.4
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/rs/zerolog v1.35.1
+	github.com/studio-b12/gowebdav v0.13.0
 	github.com/wailsapp/wails/v2 v2.11.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.62.0
+	golang.org/x/sys v0.50.0
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 	modernc.org/sqlite v1.62.0
 )
 
 require (
+	filippo.io/hpke v0.4.0 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
@@ -56,9 +61,7 @@ require (
 	github.com/wailsapp/mimetype v1.4.1 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	modernc.org/libc v1.80.2 // indirect
 	modernc.org/mathutil v1.7.1 // indirect

@@ -61,10 +61,11 @@ type App struct {
 	upstream http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
 	token    string
 
-	today   todayCost // today's cost, for the tray
+	today   todayTotals   // today's requests and cost, for the tray
+	recent  recentChanges // the latest breaker changes, for the tray
 	state   atomic.Pointer[State]
 	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
-	paused  atomic.Bool
+	pause   pauseState // paused, and a timed pause's timer (pause.go)
 
 	persist *breakerPersister
 	health  *healthPublisher
@@ -162,6 +163,9 @@ func (a *App) start(ctx context.Context) error {
 	if err := a.today.load(ctx, a.db, time.Now()); err != nil {
 		return fmt.Errorf("load today's cost: %w", err)
 	}
+	if err := a.recent.load(ctx, a.db); err != nil {
+		return fmt.Errorf("load the latest breaker changes: %w", err)
+	}
 	a.proxy = proxy.New(proxy.Options{
 		Breakers:  a.breakers,
 		Sink:      logSink{a},
@@ -184,6 +188,7 @@ func (a *App) Close(ctx context.Context) error {
 	var err error
 	a.closeOne.Do(func() {
 		a.stop()
+		a.stopPause()
 		a.loops.Wait()
 		a.health.close()
 		err = errors.Join(a.logw.Close(ctx), a.persist.flush(ctx), a.db.Close())
@@ -202,18 +207,6 @@ func (a *App) Breakers() *breaker.Set { return a.breakers }
 
 // Events is the change-event hub (the UI's live stream).
 func (a *App) Events() *Hub { return a.events }
-
-// SetPaused pauses or resumes the proxy: while paused, /v1/ requests are
-// answered 503 and never reach an upstream.
-func (a *App) SetPaused(p bool) {
-	a.proxy.SetPaused(p)
-	if a.paused.Swap(p) != p {
-		a.events.Publish("info", a.Info())
-	}
-}
-
-// Paused reports whether the proxy is paused.
-func (a *App) Paused() bool { return a.paused.Load() }
 
 // reload reads endpoints and settings and publishes them to the breakers,
 // the proxy and the UI. Callers hold writeMu (or are starting up).
@@ -256,6 +249,7 @@ func (a *App) retention() (int, time.Duration) {
 // request's: neither the write nor the notification may happen on it.
 func (a *App) onTransition(t breaker.Transition) {
 	a.persist.queue(t)
+	a.noteTransition(t)
 	a.notifyTransition(t)
 	if t.Cause != breaker.CauseRestore { // restoring happens before the App is whole
 		a.health.changed()

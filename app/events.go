@@ -94,8 +94,15 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	keepAlive := time.NewTicker(15 * time.Second)
-	defer keepAlive.Stop()
+	// A comment every 15 s keeps a browser's connection (and any proxy on
+	// the way) from timing out; the desktop window's stream is in-process
+	// and gets none, so an idle window wakes nothing of ours.
+	var tick <-chan time.Time
+	if !inProcess(r) {
+		keepAlive := time.NewTicker(keepAliveEvery)
+		defer keepAlive.Stop()
+		tick = keepAlive.C
+	}
 	for {
 		select {
 		case <-r.Context().Done():
@@ -106,7 +113,7 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 			if !write(ev.Name, ev.Data) {
 				return
 			}
-		case <-keepAlive.C:
+		case <-tick:
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return
 			}
@@ -114,6 +121,9 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// keepAliveEvery is how often a browser's event stream gets a comment.
+var keepAliveEvery = 15 * time.Second
 
 // endStreams ends every /api/events stream (at shutdown).
 func (a *App) endStreams() { a.closingOne.Do(func() { close(a.closing) }) }

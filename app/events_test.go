@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -93,5 +95,53 @@ func TestShutdownEndsEventStreams(t *testing.T) {
 		}
 	case <-time.After(ShutdownGrace / 2):
 		t.Fatal("shutdown waited on the open event stream")
+	}
+}
+
+// A browser's stream gets keep-alive comments; the desktop window's, served
+// in-process through TrustedHandler, none: an idle window wakes nothing.
+func TestKeepAliveOnlyOverTheNetwork(t *testing.T) {
+	was := keepAliveEvery
+	keepAliveEvery = 5 * time.Millisecond
+	t.Cleanup(func() { keepAliveEvery = was }) // after the harness has stopped
+	h := newHarness(t)
+	window := httptest.NewServer(h.app.TrustedHandler())
+	defer window.Close()
+
+	count := func(url string, auth bool) (*atomic.Int64, func()) {
+		req, _ := http.NewRequest("GET", url+"/api/events", nil)
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+testToken)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s/api/events: %v %v", url, err, res)
+		}
+		var n atomic.Int64
+		go func() {
+			sc := bufio.NewScanner(res.Body)
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				if sc.Text() == ": keep-alive" {
+					n.Add(1)
+				}
+			}
+		}()
+		return &n, func() { res.Body.Close() }
+	}
+	inWindow, closeWindow := count(window.URL, false)
+	defer closeWindow()
+	inBrowser, closeBrowser := count(h.srv.URL, true)
+	defer closeBrowser()
+	deadline := time.After(10 * time.Second)
+	for inBrowser.Load() < 3 {
+		select {
+		case <-deadline:
+			t.Fatalf("the browser's stream got %d keep-alives", inBrowser.Load())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if n := inWindow.Load(); n != 0 {
+		t.Errorf("the window's in-process stream got %d keep-alives while the browser's got %d", n, inBrowser.Load())
 	}
 }

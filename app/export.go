@@ -1,48 +1,184 @@
 package app
 
 import (
-	"context"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"time"
 
-	"github.com/ccmesh/ccmesh/proxy"
+	"filippo.io/age"
+
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// exportDoc is the shape of GET /api/export and POST /api/import.
+// The export file (docs/BEHAVIOUR.md#backup-and-sync): the whole
+// configuration — endpoints in list order with their fast-queue places,
+// settings with the user's price rows — as JSON, and with keys only
+// encrypted with a passphrase (age, scrypt). backup.go reads it back;
+// sync.go pushes and pulls it.
+
+// exportSchema is the version of the export document this build writes,
+// and the newest it reads. 2 added exported_at and keys.
+const exportSchema = 2
+
+// exportDoc is the export file: GET /api/export, POST /api/export.
 type exportDoc struct {
-	Version   int                   `json:"version"`
+	Version    int       `json:"version"`
+	ExportedAt time.Time `json:"exported_at"`
+	// Keys says whether the endpoints' keys and the client token are in
+	// the file; without them, an import keeps the stored ones.
+	Keys      bool                  `json:"keys"`
 	Settings  *Settings             `json:"settings,omitempty"`
 	Endpoints []store.EndpointPatch `json:"endpoints"`
 }
 
-// importDoc is an exportDoc as POST /api/import decodes it: its endpoints
-// are inputs the admin API validates.
-type importDoc struct {
-	Version   int             `json:"version"`
-	Settings  *Settings       `json:"settings,omitempty"`
-	Endpoints []endpointInput `json:"endpoints"`
+// ExportRequest is the body of POST /api/export.
+type ExportRequest struct {
+	Keys bool `json:"keys"`
+	// Passphrase encrypts the file; required with keys.
+	Passphrase string `json:"passphrase"`
 }
 
-func (a *App) export(w http.ResponseWriter, r *http.Request) error {
-	withKeys := r.URL.Query().Get("keys") == "1" || r.URL.Query().Get("keys") == "true"
-	st := a.state.Load()
-	doc := exportDoc{Version: 1, Settings: &st.Settings, Endpoints: make([]store.EndpointPatch, 0, len(st.Endpoints))}
-	if !withKeys {
-		s := st.Settings
+// minPassphrase is the shortest passphrase ccmesh encrypts with: the file
+// may sit on someone else's server, and scrypt only slows a guess down.
+const minPassphrase = 8
+
+// scryptWorkFactor is log2 of the scrypt cost of a new encrypted file:
+// age's own default (about a second). Tests lower it.
+var scryptWorkFactor = 18
+
+// maxScryptWorkFactor bounds the cost of opening a file, which says its
+// own: a crafted one could otherwise ask for gigabytes of memory.
+const maxScryptWorkFactor = 22
+
+// exportOf is the export document of st, with or without keys.
+func exportOf(st *State, keys bool, now time.Time) exportDoc {
+	s := st.Settings
+	if !keys {
 		s.ClientToken = ""
-		doc.Settings = &s
 	}
+	// Start at login belongs to this machine, not to the configuration a
+	// file carries to another (docs/BEHAVIOUR.md#start-at-login).
+	s.StartAtLogin = false
+	doc := exportDoc{Version: exportSchema, ExportedAt: now, Keys: keys, Settings: &s,
+		Endpoints: make([]store.EndpointPatch, 0, len(st.Endpoints))}
 	for _, e := range st.Endpoints {
 		p := patchOf(e)
-		if !withKeys {
+		if !keys {
 			p.APIKey = nil
 		}
 		doc.Endpoints = append(doc.Endpoints, p)
 	}
+	return doc
+}
+
+// fileBytes is doc as the file holds it: indented JSON.
+func (doc exportDoc) fileBytes() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encode the export: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// hash names the configuration doc holds, whenever and however it was
+// written: two documents with the same endpoints and settings have the
+// same hash (the sync's "changed since the last sync", sync.go).
+func (doc exportDoc) hash() string {
+	doc.Version, doc.ExportedAt, doc.Keys = exportSchema, time.Time{}, true
+	b, err := json.Marshal(doc)
+	if err != nil { // settings and patches always encode
+		panic(fmt.Sprintf("encode the configuration: %v", err))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// configHash is the hash of st's configuration, keys included.
+func configHash(st *State) string { return exportOf(st, true, time.Time{}).hash() }
+
+// export answers GET /api/export: the plain document (?keys=1 adds the keys
+// and the client token, unencrypted).
+func (a *App) export(w http.ResponseWriter, r *http.Request) error {
+	withKeys := r.URL.Query().Get("keys") == "1" || r.URL.Query().Get("keys") == "true"
 	w.Header().Set("Content-Disposition", `attachment; filename="ccmesh-export.json"`)
-	writeJSON(w, http.StatusOK, doc)
+	writeJSON(w, http.StatusOK, exportOf(a.state.Load(), withKeys, time.Now().UTC()))
 	return nil
+}
+
+// exportFile answers POST /api/export: the file to keep, plain JSON without
+// keys, or encrypted with the passphrase (which keys require).
+func (a *App) exportFile(w http.ResponseWriter, r *http.Request) error {
+	var req ExportRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.Keys && req.Passphrase == "" {
+		return &apiError{Status: http.StatusUnprocessableEntity, Code: codePassphraseRequired, Field: "passphrase",
+			Message: "a file with keys is encrypted: give a passphrase to encrypt it with (you will need it to import the file)"}
+	}
+	if req.Passphrase != "" {
+		if err := checkNewPassphrase("passphrase", req.Passphrase); err != nil {
+			return err
+		}
+	}
+	now := time.Now().UTC()
+	body, err := exportOf(a.state.Load(), req.Keys, now).fileBytes()
+	if err != nil {
+		return err
+	}
+	name, ctype := "ccmesh-backup-"+now.Format("20060102-150405"), "application/json"
+	if req.Passphrase != "" {
+		if body, err = seal(body, req.Passphrase); err != nil {
+			return err
+		}
+		name, ctype = name+".age", "application/octet-stream"
+	} else {
+		name += ".json"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(body) // the client may be gone; nothing to do about it
+	return nil
+}
+
+// checkNewPassphrase checks a passphrase that will encrypt files.
+func checkNewPassphrase(field, p string) *apiError {
+	if n := len([]rune(p)); n < minPassphrase {
+		return &apiError{Status: http.StatusUnprocessableEntity, Code: "short_passphrase", Field: field,
+			Message: fmt.Sprintf("the passphrase must be at least %d characters long, not %d", minPassphrase, n)}
+	}
+	return nil
+}
+
+// seal encrypts plain for the passphrase: an age file with one scrypt
+// recipient, which authenticates every chunk, so a cut or damaged file
+// fails to open rather than open as less.
+func seal(plain []byte, passphrase string) ([]byte, error) {
+	rcpt, err := age.NewScryptRecipient(passphrase)
+	if err != nil {
+		return nil, fmt.Errorf("encrypt the export: %w", err)
+	}
+	rcpt.SetWorkFactor(scryptWorkFactor)
+	var out bytes.Buffer
+	w, err := age.Encrypt(&out, rcpt)
+	if err != nil {
+		return nil, fmt.Errorf("encrypt the export: %w", err)
+	}
+	if _, err := w.Write(plain); err != nil {
+		return nil, fmt.Errorf("encrypt the export: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("encrypt the export: %w", err)
+	}
+	return out.Bytes(), nil
 }
 
 func patchOf(e store.Endpoint) store.EndpointPatch {
@@ -52,52 +188,4 @@ func patchOf(e store.Endpoint) store.EndpointPatch {
 		FastSortOrder: &e.FastSortOrder, SortOrder: &e.SortOrder, BreakerOverrides: &e.BreakerOverrides,
 		PriceMultiplier: &e.PriceMultiplier, HedgeAfterMs: &e.HedgeAfterMs,
 	}
-}
-
-// importHandler adds the document's endpoints (an existing name is updated)
-// and replaces the settings if given, all in one transaction.
-func (a *App) importHandler(w http.ResponseWriter, r *http.Request) error {
-	var doc importDoc
-	if err := decodeJSON(r, &doc); err != nil {
-		return err
-	}
-	if doc.Version != 1 {
-		return errBadRequest("bad_version", "version", "this is not a ccmesh export (version %d; want 1)", doc.Version)
-	}
-	var settings json.RawMessage
-	if doc.Settings != nil {
-		if doc.Settings.Capture == "" { // an export from before the setting
-			doc.Settings.Capture = proxy.CaptureOff
-		}
-		if err := validateSettings(*doc.Settings, a.opts.Listen); err != nil {
-			return err
-		}
-		var err error
-		if settings, err = json.Marshal(*doc.Settings); err != nil {
-			return err
-		}
-	}
-	var n int
-	err := a.mutate(r.Context(), func(ctx context.Context) error {
-		// Inside the write lock: whether an endpoint is new depends on the
-		// endpoints stored now.
-		if err := validateImport(doc.Endpoints, a.state.Load().Endpoints); err != nil {
-			return err
-		}
-		patches := make([]store.EndpointPatch, len(doc.Endpoints))
-		for i, in := range doc.Endpoints {
-			var err error
-			if patches[i], err = in.patch(); err != nil {
-				return err
-			}
-		}
-		var err error
-		n, err = a.db.Import(ctx, patches, settings)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"endpoints": n})
-	return nil
 }

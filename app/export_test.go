@@ -1,7 +1,10 @@
 package app
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +28,112 @@ func TestExportImportRoundTrip(t *testing.T) {
 	other.do("GET", "/api/endpoints", "").decode(t, &list)
 	if len(list) != 1 {
 		t.Errorf("a rejected import changed the endpoints: %d now", len(list))
+	}
+}
+
+const exportToken = "client-token-0123456789abcdef"
+
+// exportSource is a harness with two endpoints with keys (one in the fast
+// queue), a client token and a price row of the user's.
+func exportSource(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	h.mustCreate(`{"name":"one","base_url":"https://a.example","protocol":"anthropic","api_key":"` + secretKey + `","fast":true}`)
+	h.mustCreate(`{"name":"two","base_url":"https://b.example","protocol":"openai-chat","api_key":"` + secretKey + `-two"}`)
+	if r := h.do("PUT", "/api/settings", `{"client_token":"`+exportToken+`","strategy":"priority"}`); r.status != 200 {
+		t.Fatalf("settings: %d %s", r.status, r.body)
+	}
+	if r := h.do("PUT", "/api/prices", `{"rows":[{"model":"my-model","input":1,"output":2}]}`); r.status != 200 {
+		t.Fatalf("prices: %d %s", r.status, r.body)
+	}
+	return h
+}
+
+// Without keys, no byte of a key or of the client token leaves: not in
+// POST /api/export's file, not in GET /api/export.
+func TestExportWithoutKeys(t *testing.T) {
+	h := exportSource(t)
+	for _, r := range []resp{h.do("POST", "/api/export", `{"keys":false}`), h.do("POST", "/api/export", `{}`), h.do("GET", "/api/export", "")} {
+		if r.status != 200 {
+			t.Fatalf("export: %d %s", r.status, r.body)
+		}
+		for _, secret := range []string{secretKey, "0123456789abcdef", exportToken, "secret-0123"} {
+			if bytes.Contains(r.body, []byte(secret)) {
+				t.Errorf("export without keys holds %q:\n%s", secret, r.body)
+			}
+		}
+		var doc exportDoc
+		r.decode(t, &doc)
+		if doc.Version != exportSchema || doc.Keys || doc.ExportedAt.IsZero() || len(doc.Endpoints) != 2 ||
+			!*doc.Endpoints[0].Fast || len(doc.Settings.Prices) != 1 || doc.Settings.Strategy != "priority" {
+			t.Errorf("export = %s", r.body)
+		}
+	}
+	r := h.do("POST", "/api/export", `{"keys":false}`)
+	if ct, cd := r.header.Get("Content-Type"), r.header.Get("Content-Disposition"); ct != "application/json" ||
+		!strings.HasPrefix(cd, `attachment; filename="ccmesh-backup-`) || !strings.HasSuffix(cd, `.json"`) {
+		t.Errorf("plain file headers: %q %q", ct, cd)
+	}
+}
+
+func TestExportWithKeysIsEncrypted(t *testing.T) {
+	h := exportSource(t)
+	for _, tc := range []struct {
+		body, code string
+	}{
+		{`{"keys":true}`, codePassphraseRequired},
+		{`{"keys":true,"passphrase":""}`, codePassphraseRequired},
+		{`{"keys":true,"passphrase":"short"}`, "short_passphrase"},
+	} {
+		r := h.do("POST", "/api/export", tc.body)
+		if got := r.apiErr(t); r.status != 422 || got.Code != tc.code || got.Field != "passphrase" {
+			t.Errorf("export %s: %d %s, want 422 %s at passphrase", tc.body, r.status, r.body, tc.code)
+		}
+	}
+	if r := h.do("POST", "/api/export", `{"keys":true,"pasphrase":"x"}`); r.status != 400 || r.errCode() != "unknown_field" {
+		t.Errorf("misspelled field: %d %s", r.status, r.body)
+	}
+
+	r := h.do("POST", "/api/export", `{"keys":true,"passphrase":"correct horse battery"}`)
+	if r.status != 200 {
+		t.Fatalf("export: %d %s", r.status, r.body)
+	}
+	if !bytes.HasPrefix(r.body, []byte("age-encryption.org/v1\n-> scrypt ")) {
+		t.Errorf("an export with keys is not an age scrypt file: %.60q", r.body)
+	}
+	for _, secret := range []string{secretKey, exportToken, `"endpoints"`} {
+		if bytes.Contains(r.body, []byte(secret)) {
+			t.Errorf("the encrypted file shows %q", secret)
+		}
+	}
+	if ct, cd := r.header.Get("Content-Type"), r.header.Get("Content-Disposition"); ct != "application/octet-stream" || !strings.HasSuffix(cd, `.age"`) {
+		t.Errorf("encrypted file headers: %q %q", ct, cd)
+	}
+	plain, encrypted, err := openFile(r.body, "correct horse battery")
+	if err != nil || !encrypted {
+		t.Fatalf("open the file: %v", err)
+	}
+	var doc exportDoc
+	if err := json.Unmarshal(plain, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Keys || doc.Settings.ClientToken != exportToken || *doc.Endpoints[1].APIKey != secretKey+"-two" {
+		t.Errorf("the decrypted file lacks the keys: %s", plain)
+	}
+}
+
+// The configuration's hash names what it holds, not when it was written.
+func TestConfigHash(t *testing.T) {
+	h := exportSource(t)
+	st := h.app.Snapshot()
+	before := configHash(st)
+	var doc exportDoc
+	h.do("GET", "/api/export?keys=1", "").decode(t, &doc)
+	if doc.hash() != before {
+		t.Errorf("the exported document's hash differs from the state's")
+	}
+	h.do("PUT", "/api/settings", `{"strategy":"sticky"}`)
+	if after := configHash(h.app.Snapshot()); after == before {
+		t.Errorf("a changed setting left the hash as it was")
 	}
 }

@@ -1,6 +1,9 @@
 package app
 
-import "net/http"
+import (
+	"net/http"
+	"time"
+)
 
 // Info is GET /api/info: what the header and the tray show.
 type Info struct {
@@ -9,7 +12,11 @@ type Info struct {
 	ProxyURL string `json:"proxy_url"`
 	DataDir  string `json:"data_dir"`
 	Paused   bool   `json:"paused"`
-	Headless bool   `json:"headless"`
+	// PausedUntil is when a timed pause ends by itself (POST /api/pause
+	// with minutes, the tray's "Pause for 15 minutes"); null when not
+	// paused or paused until resumed (docs/BEHAVIOUR.md#pause).
+	PausedUntil *time.Time `json:"paused_until"`
+	Headless    bool       `json:"headless"`
 	// Request log rows lost since start (docs/BEHAVIOUR.md#request-log):
 	// refused because the writer's queue was full, and accepted but not
 	// written (the process log says why, code LOG-001).
@@ -36,13 +43,19 @@ func VersionLine() string {
 
 // Info describes the running instance.
 func (a *App) Info() Info {
+	p := a.pause.load()
+	var until *time.Time
+	if !p.until.IsZero() {
+		until = &p.until
+	}
 	return Info{
-		Version:  Version,
-		Listen:   a.opts.Listen,
-		ProxyURL: a.ProxyURL(),
-		DataDir:  a.opts.DataDir,
-		Paused:   a.paused.Load(),
-		Headless: a.opts.Headless,
+		Version:     Version,
+		Listen:      a.opts.Listen,
+		ProxyURL:    a.ProxyURL(),
+		DataDir:     a.opts.DataDir,
+		Paused:      p.on,
+		PausedUntil: until,
+		Headless:    a.opts.Headless,
 
 		LogRowsDropped: a.logw.Dropped(),
 		LogRowsFailed:  a.logw.Failed(),

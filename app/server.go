@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -51,8 +52,17 @@ func (a *App) Handler() http.Handler {
 func (a *App) TrustedHandler() http.Handler {
 	api := http.NewServeMux()
 	a.api(api)
-	return adminHeaders(api)
+	h := adminHeaders(api)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), inProcessKey{}, true)))
+	})
 }
+
+// inProcessKey marks a request of the desktop window, served in-process:
+// no connection between, so nothing to keep alive.
+type inProcessKey struct{}
+
+func inProcess(r *http.Request) bool { return r.Context().Value(inProcessKey{}) != nil }
 
 // adminCSP is the UI's Content-Security-Policy: its own scripts, styles,
 // images and API only, never framed, no <base> and no forms posting

@@ -29,7 +29,11 @@ type Settings struct {
 	LogRetentionRows int    `json:"log_retention_rows" range:"100,10000000"`
 	LogRetentionDays int    `json:"log_retention_days" range:"1,3650,1 day to 10 years"`
 	Notifications    bool   `json:"notifications"`
-	Language         string `json:"language"` // en | zh-CN
+	// StartAtLogin is whether the system starts ccmesh at login. It is
+	// not kept with the settings: it reads the system's entry, and a PUT
+	// that gives it writes or removes that entry (docs/BEHAVIOUR.md#start-at-login).
+	StartAtLogin bool   `json:"start_at_login"`
+	Language     string `json:"language"` // en | zh-CN
 	// Capture says which requests keep what their client sent and got
 	// (docs/BEHAVIOUR.md#capture-and-resend): off, errors or all.
 	Capture proxy.CaptureMode `json:"capture"`
@@ -105,11 +109,14 @@ func (a *App) loadSettings(ctx context.Context) (Settings, error) {
 	if s.Prices == nil { // [] in the API, not null
 		s.Prices = []PriceRow{}
 	}
+	s.StartAtLogin = a.startAtLogin()
 	return s, nil
 }
 
 func (a *App) getSettings(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, a.state.Load().Settings)
+	s := a.state.Load().Settings
+	s.StartAtLogin = a.startAtLogin() // the entry as it is now, whoever changed it
+	writeJSON(w, http.StatusOK, s)
 	return nil
 }
 
@@ -140,6 +147,12 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 		if err := validateSettings(s, a.opts.Listen); err != nil {
 			return err
 		}
+		if startAtLogin, ok := givenStartAtLogin(body); ok {
+			if err := a.setStartAtLogin(startAtLogin); err != nil {
+				return err
+			}
+		}
+		s.StartAtLogin = a.startAtLogin() // the answer says what is on disk
 		doc, err := json.Marshal(s)
 		if err != nil {
 			return err
@@ -153,4 +166,16 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 	a.events.Publish("settings", saved)
 	writeJSON(w, http.StatusOK, saved)
 	return nil
+}
+
+// givenStartAtLogin is the start_at_login a PUT body gives: only a body
+// that names it changes the system's entry.
+func givenStartAtLogin(body []byte) (on, ok bool) {
+	var b struct {
+		StartAtLogin *bool `json:"start_at_login"`
+	}
+	if json.Unmarshal(body, &b) != nil || b.StartAtLogin == nil {
+		return false, false
+	}
+	return *b.StartAtLogin, true
 }

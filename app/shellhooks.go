@@ -37,16 +37,17 @@ func (a *App) notifyTransition(t breaker.Transition) {
 	}
 }
 
-// transitionNotice words a notification for a breaker opening or closing;
-// the lazy Open → HalfOpen step is not worth one.
+// transitionNotice words a notification for a breaker opening or closing,
+// in the UI's language and words (the tray's); the lazy Open → HalfOpen
+// step is not worth one.
 func (a *App) transitionNotice(t breaker.Transition) (title, body string, ok bool) {
 	name := a.endpointName(t.ID)
+	w := trayTextOf(a.state.Load().Settings.Language)
 	switch {
 	case t.To == breaker.Open:
-		return "ccmesh: " + name + " is unhealthy",
-			fmt.Sprintf("Its circuit breaker opened (%s); requests go to the other endpoints.", t.Reason), true
+		return fmt.Sprintf(w.openedTitle, name), fmt.Sprintf(w.opened, wordOf(w.reasons, t.Reason.String())), true
 	case t.To == breaker.Closed && t.From != breaker.Closed:
-		return "ccmesh: " + name + " is healthy again", "Its circuit breaker closed.", true
+		return fmt.Sprintf(w.closedTitle, name), w.closed, true
 	}
 	return "", "", false
 }

@@ -8,15 +8,22 @@ import (
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// todayCost keeps the cost of today's requests (local time) for the tray's
-// status line, added as records are logged, so the tray never queries the
-// database (docs/BEHAVIOUR.md#tray). It starts from the statistics of the
-// hours since midnight.
-type todayCost struct {
-	mu       sync.Mutex
-	day      time.Time // local midnight of the day counted
-	usd      float64
-	unpriced int64
+// todayTotals keeps today's request count and cost (local time) for the
+// tray's status line, added as records are logged, so the tray never
+// queries the database (docs/BEHAVIOUR.md#tray). It starts from the
+// statistics of the hours since midnight, and counts requests as they do
+// (docs/BEHAVIOUR.md#statistics: each attempt is a request to its endpoint).
+type todayTotals struct {
+	mu  sync.Mutex
+	day time.Time // local midnight of the day counted
+	sum today
+}
+
+// today is what todayTotals holds for one day.
+type today struct {
+	Requests int64
+	USD      float64
+	Unpriced int64 // attempts with usage but no price: their cost is unknown
 }
 
 func midnight(t time.Time) time.Time {
@@ -25,7 +32,7 @@ func midnight(t time.Time) time.Time {
 }
 
 // load counts what the statistics hold for today so far.
-func (c *todayCost) load(ctx context.Context, db *store.DB, now time.Time) error {
+func (c *todayTotals) load(ctx context.Context, db *store.DB, now time.Time) error {
 	day := midnight(now)
 	rows, err := db.UsageBuckets(ctx, day, now.Add(time.Hour), false)
 	if err != nil {
@@ -33,17 +40,18 @@ func (c *todayCost) load(ctx context.Context, db *store.DB, now time.Time) error
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.day, c.usd, c.unpriced = day, 0, 0
+	c.day, c.sum = day, today{}
 	for _, r := range rows {
-		c.usd += r.CostUSD
-		c.unpriced += r.Unpriced
+		c.sum.Requests += r.Requests
+		c.sum.USD += r.CostUSD
+		c.sum.Unpriced += r.Unpriced
 	}
 	return nil
 }
 
 // add counts a logged request's deltas; a request of another day starts
 // the count again.
-func (c *todayCost) add(at time.Time, ds []store.UsageDelta) {
+func (c *todayTotals) add(at time.Time, ds []store.UsageDelta) {
 	day := midnight(at)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -51,20 +59,21 @@ func (c *todayCost) add(at time.Time, ds []store.UsageDelta) {
 		if day.Before(c.day) {
 			return
 		}
-		c.day, c.usd, c.unpriced = day, 0, 0
+		c.day, c.sum = day, today{}
 	}
 	for i := range ds {
-		c.usd += ds[i].CostUSD
-		c.unpriced += ds[i].Unpriced
+		c.sum.Requests += ds[i].Requests
+		c.sum.USD += ds[i].CostUSD
+		c.sum.Unpriced += ds[i].Unpriced
 	}
 }
 
-// get is today's cost and how many of today's attempts had no price.
-func (c *todayCost) get(now time.Time) (usd float64, unpriced int64) {
+// get is today's totals; zero once the day they counted is over.
+func (c *todayTotals) get(now time.Time) today {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !midnight(now).Equal(c.day) {
-		return 0, 0
+		return today{}
 	}
-	return c.usd, c.unpriced
+	return c.sum
 }

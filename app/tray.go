@@ -16,31 +16,38 @@ func startTray(d *desktop) {
 type tray struct {
 	d                         *desktop
 	status, open, pause, copy *systray.MenuItem
-	quit                      *systray.MenuItem
+	pauseFor, quit            *systray.MenuItem
+	breaker                   [TrayBreakerLines]*systray.MenuItem
 	last                      TrayView
 }
 
 func (t *tray) onReady() {
 	v := t.d.a.TrayView()
-	systray.SetIcon(TrayIcon(v.Overall))
 	systray.SetTitle("ccmesh")
-	systray.SetTooltip("ccmesh " + v.Status)
 	t.open = systray.AddMenuItem(v.Labels.Open, "")
 	t.status = systray.AddMenuItem(v.Status, "")
 	t.status.Disable()
+	for i := range t.breaker {
+		t.breaker[i] = systray.AddMenuItem(v.Breaker[i], "")
+		t.breaker[i].Disable()
+	}
 	systray.AddSeparator()
-	t.pause = systray.AddMenuItem(v.Labels.Pause, "")
+	t.pause = systray.AddMenuItem(v.PauseItem, "")
+	t.pauseFor = systray.AddMenuItem(v.Labels.PauseFor, "")
 	t.copy = systray.AddMenuItem(v.Labels.Copy, "")
 	systray.AddSeparator()
 	t.quit = systray.AddMenuItem(v.Labels.Quit, "")
-	t.last = v
-	t.apply(v)
+	t.apply(v, true)
 	go t.loop()
 }
 
 // loop handles clicks and keeps the menu and icon current. Every change
-// that shows in them comes as an event (health, info, endpoints,
-// settings), so nothing polls: the tray costs nothing while idle.
+// that shows in them comes as an event, so nothing polls and the tray
+// costs nothing while idle: health, endpoints and settings as they change;
+// "info" for a pause, a timed pause ending, and lost log rows; "log" for
+// each request written, which carries today's count and cost and the
+// breaker changes that request caused (a forced change publishes
+// "health").
 func (t *tray) loop() {
 	events, unsubscribe := t.d.a.events.Subscribe()
 	defer unsubscribe()
@@ -50,6 +57,8 @@ func (t *tray) loop() {
 			go t.d.show()
 		case <-t.pause.ClickedCh:
 			t.d.a.SetPaused(!t.d.a.Paused())
+		case <-t.pauseFor.ClickedCh:
+			t.d.a.PauseFor(TrayPauseFor)
 		case <-t.copy.ClickedCh:
 			go t.d.copy(t.d.a.ExportLines())
 		case <-t.quit.ClickedCh:
@@ -57,27 +66,45 @@ func (t *tray) loop() {
 			return
 		case <-events:
 		}
-		t.apply(t.d.a.TrayView())
+		t.apply(t.d.a.TrayView(), false)
 	}
 }
 
-// apply changes only what changed: every SetIcon writes a temp file.
-func (t *tray) apply(v TrayView) {
-	if v.Status != t.last.Status {
+// apply changes only what changed (all of it the first time): every
+// SetIcon writes a temp file, and every change goes out over D-Bus.
+func (t *tray) apply(v TrayView, first bool) {
+	if first || v.Status != t.last.Status {
 		t.status.SetTitle(v.Status)
 		systray.SetTooltip("ccmesh " + v.Status)
 	}
-	pauseLabel := v.Labels.Pause
-	if v.Paused {
-		pauseLabel = v.Labels.Resume
+	for i, line := range v.Breaker {
+		if !first && line == t.last.Breaker[i] {
+			continue
+		}
+		t.breaker[i].SetTitle(line)
+		if line == "" {
+			t.breaker[i].Hide()
+		} else {
+			t.breaker[i].Show()
+		}
 	}
-	t.pause.SetTitle(pauseLabel)
-	if v.Labels != t.last.Labels {
+	if first || v.PauseItem != t.last.PauseItem {
+		t.pause.SetTitle(v.PauseItem)
+	}
+	if first || v.Paused != t.last.Paused {
+		if v.Paused {
+			t.pauseFor.Disable()
+		} else {
+			t.pauseFor.Enable()
+		}
+	}
+	if first || v.Labels != t.last.Labels {
 		t.open.SetTitle(v.Labels.Open)
+		t.pauseFor.SetTitle(v.Labels.PauseFor)
 		t.copy.SetTitle(v.Labels.Copy)
 		t.quit.SetTitle(v.Labels.Quit)
 	}
-	if v.Overall != t.last.Overall {
+	if first || v.Overall != t.last.Overall {
 		systray.SetIcon(TrayIcon(v.Overall))
 	}
 	t.last = v

@@ -2,11 +2,18 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/store"
 )
 
 // The tray's look is computed here, without GTK, so it is tested in the
@@ -20,31 +27,101 @@ const (
 	HealthPaused = "paused" // proxy paused: grey
 )
 
-// TrayLabels are the tray menu's words in the UI's language.
+// TrayPauseFor is how long the tray's "Pause for 15 minutes" pauses.
+const TrayPauseFor = 15 * time.Minute
+
+// TrayBreakerLines is how many of the latest breaker changes the tray shows.
+const TrayBreakerLines = 3
+
+// TrayLabels are the tray menu's fixed words in the UI's language.
 type TrayLabels struct {
-	Open, Pause, Resume, Copy, Quit string
+	Open, Pause, PauseFor, Resume, Copy, Quit string
 }
 
 // TrayView is everything the tray shows at one moment.
 type TrayView struct {
-	Labels  TrayLabels
-	Status  string // "127.0.0.1:3457 · 2/3 healthy"
+	Labels TrayLabels
+	// Status is "127.0.0.1:3457 · 2/3 healthy · 12 requests, $0.05 today".
+	Status  string
 	Overall string // one of the Health* constants
 	Paused  bool
+	// PauseItem is the pause item's label: Pause, or Resume with the time a
+	// timed pause ends. "Pause for 15 minutes" is offered while not paused.
+	PauseItem string
+	// Breaker holds the latest breaker changes in words, newest first; an
+	// empty line is not shown.
+	Breaker [TrayBreakerLines]string
 }
 
-var trayWords = map[string]TrayLabels{
-	"en":    {Open: "Open ccmesh", Pause: "Pause proxy", Resume: "Resume proxy", Copy: "Copy Claude Code setup", Quit: "Quit"},
-	"zh-CN": {Open: "打开 ccmesh", Pause: "暂停代理", Resume: "恢复代理", Copy: "复制 Claude Code 配置", Quit: "退出"},
+// trayText is one language's words for the tray.
+type trayText struct {
+	labels   TrayLabels
+	resumeAt string // the pause item during a timed pause; %s is the time
+	healthy  string
+	// today words today's requests and cost; %d requests, %s the cost.
+	today, todayOne string
+	// A breaker change: %s the time, the endpoint, the transition.
+	change string
+	why    string // the reason after a transition; %s the reason
+	day    string // time.Format layout of a change's day, when not today
+	// The API's closed sets in words, as the UI says them (frontend/src/i18n).
+	states, reasons, causes map[string]string
+	// Desktop notifications of a breaker opening (%s the endpoint, then
+	// the reason) and closing (%s the endpoint).
+	openedTitle, opened, closedTitle, closed string
 }
 
-// TrayView computes the tray's state from health and settings.
-func (a *App) TrayView() TrayView {
-	lang := a.state.Load().Settings.Language
-	labels, ok := trayWords[lang]
-	if !ok {
-		labels = trayWords["en"]
+var trayWords = map[string]trayText{
+	"en": {
+		labels: TrayLabels{Open: "Open ccmesh", Pause: "Pause proxy", PauseFor: "Pause for 15 minutes",
+			Resume: "Resume proxy", Copy: "Copy Claude Code setup", Quit: "Quit"},
+		resumeAt: "Resume proxy (paused until %s)",
+		healthy:  "healthy",
+		today:    "%d requests, %s today",
+		todayOne: "%d request, %s today",
+		change:   "%s %s: %s",
+		why:      " (%s)",
+		day:      "Jan 2",
+		states:   map[string]string{"closed": "closed", "open": "open", "half_open": "half-open"},
+		reasons: map[string]string{"broken": "broken", "rate_limited": "rate limited",
+			"quota_exhausted": "quota exhausted", "manual": "forced open"},
+		causes:      map[string]string{"force_open": "forced open", "force_close": "forced closed"},
+		openedTitle: "ccmesh: %s is unhealthy", opened: "Its circuit breaker opened (%s); requests go to the other endpoints.",
+		closedTitle: "ccmesh: %s is healthy again", closed: "Its circuit breaker closed.",
+	},
+	"zh-CN": {
+		labels: TrayLabels{Open: "打开 ccmesh", Pause: "暂停代理", PauseFor: "暂停 15 分钟",
+			Resume: "恢复代理", Copy: "复制 Claude Code 配置", Quit: "退出"},
+		resumeAt: "恢复代理（暂停至 %s）",
+		healthy:  "健康",
+		today:    "今日 %d 次请求，%s",
+		todayOne: "今日 %d 次请求，%s",
+		change:   "%s %s：%s",
+		why:      "（%s）",
+		day:      "1月2日",
+		states:   map[string]string{"closed": "闭合", "open": "熔断", "half_open": "半开"},
+		reasons: map[string]string{"broken": "故障", "rate_limited": "限流",
+			"quota_exhausted": "额度耗尽", "manual": "手动熔断"},
+		causes:      map[string]string{"force_open": "手动熔断", "force_close": "手动恢复"},
+		openedTitle: "ccmesh：%s 已熔断", opened: "熔断器已打开（%s）；请求改走其他端点。",
+		closedTitle: "ccmesh：%s 已恢复健康", closed: "熔断器已关闭。",
+	},
+}
+
+func trayTextOf(lang string) trayText {
+	if w, ok := trayWords[lang]; ok {
+		return w
 	}
+	return trayWords["en"]
+}
+
+// TrayView computes the tray's state from health, today's totals, the
+// latest breaker changes, the pause and the settings.
+func (a *App) TrayView() TrayView { return a.trayView(time.Now()) }
+
+func (a *App) trayView(now time.Time) TrayView {
+	lang := a.state.Load().Settings.Language
+	w := trayTextOf(lang)
 	// The status line counts every endpoint, as the UI's header does
 	// (docs/BEHAVIOUR.md#tray: healthy/total); the colour judges only the enabled ones.
 	hs := a.Health()
@@ -57,13 +134,18 @@ func (a *App) TrayView() TrayView {
 			healthy++
 		}
 	}
-	v := TrayView{Labels: labels, Paused: a.Paused()}
-	word := "healthy"
-	if lang == "zh-CN" {
-		word = "健康"
+	pause := a.pause.load()
+	v := TrayView{Labels: w.labels, Paused: pause.on, PauseItem: w.labels.Pause}
+	v.Status = fmt.Sprintf("%s · %d/%d %s · %s", a.opts.Listen, healthy, len(hs), w.healthy, todayWords(lang, a.today.get(now)))
+	switch {
+	case pause.on && !pause.until.IsZero():
+		v.PauseItem = fmt.Sprintf(w.resumeAt, pause.until.In(time.Local).Format("15:04"))
+	case pause.on:
+		v.PauseItem = w.labels.Resume
 	}
-	usd, unpriced := a.today.get(time.Now())
-	v.Status = fmt.Sprintf("%s · %d/%d %s · %s", a.opts.Listen, healthy, len(hs), word, todayWords(lang, usd, unpriced))
+	for i, ev := range a.recent.get() {
+		v.Breaker[i] = changeWords(lang, ev, now)
+	}
 	switch {
 	case v.Paused:
 		v.Overall = HealthPaused
@@ -77,18 +159,117 @@ func (a *App) TrayView() TrayView {
 	return v
 }
 
-// todayWords is today's cost for the status line: "$1.23 today", with a
-// "+" when some of today's requests had no price (their cost is unknown,
-// docs/BEHAVIOUR.md#cost).
-func todayWords(lang string, usd float64, unpriced int64) string {
-	more := ""
-	if unpriced > 0 {
-		more = "+"
+// todayWords is today's requests and cost for the status line: "12
+// requests, $1.23 today", with a "+" after the cost when some of today's
+// requests had no price (their cost is unknown, docs/BEHAVIOUR.md#cost).
+func todayWords(lang string, t today) string {
+	w := trayTextOf(lang)
+	cost := fmt.Sprintf("$%.2f", t.USD)
+	if t.Unpriced > 0 {
+		cost += "+"
 	}
-	if lang == "zh-CN" {
-		return fmt.Sprintf("今日 $%.2f%s", usd, more)
+	if t.Requests == 1 {
+		return fmt.Sprintf(w.todayOne, t.Requests, cost)
 	}
-	return fmt.Sprintf("$%.2f%s today", usd, more)
+	return fmt.Sprintf(w.today, t.Requests, cost)
+}
+
+// changeWords is one breaker change as the tray says it: "15:04 relay-a:
+// closed → open (rate limited)", with the day before the time when it was
+// not today. The words are the UI's (frontend/src/words.ts and the
+// breaker history), never the API's identifiers.
+func changeWords(lang string, ev store.BreakerEvent, now time.Time) string {
+	w := trayTextOf(lang)
+	at := ev.At.In(time.Local)
+	when := at.Format("15:04")
+	if !midnight(at).Equal(midnight(now)) {
+		when = at.Format(w.day) + " " + when
+	}
+	what := wordOf(w.states, ev.From) + " → " + wordOf(w.states, ev.To)
+	switch {
+	case ev.Reason != "" && !(ev.Cause == breaker.CauseForceOpen.String() && ev.Reason == breaker.Manual.String()):
+		what += fmt.Sprintf(w.why, wordOf(w.reasons, ev.Reason))
+	case w.causes[ev.Cause] != "":
+		what += fmt.Sprintf(w.why, w.causes[ev.Cause])
+	}
+	return fmt.Sprintf(w.change, when, ev.Endpoint, what)
+}
+
+// wordOf is a word of one of the API's closed sets in words; one the tray
+// does not know yet reads with spaces for its underscores.
+func wordOf(words map[string]string, v string) string {
+	if s, ok := words[v]; ok {
+		return s
+	}
+	return strings.ReplaceAll(v, "_", " ")
+}
+
+// recentChanges keeps the latest breaker changes for the tray, newest
+// first, as the audit trail records them (docs/BEHAVIOUR.md#tray): loaded
+// from it at start, then added as transitions are reported, so the tray
+// never reads the database. Restores at start-up are left out: they bring
+// back a state, they do not change it.
+type recentChanges struct {
+	mu   sync.Mutex
+	list []store.BreakerEvent
+}
+
+// recentLoad is how many audit rows load reads to find TrayBreakerLines
+// that are not restores.
+const recentLoad = 50
+
+func (r *recentChanges) load(ctx context.Context, db *store.DB) error {
+	evs, err := db.ListBreakerEvents(ctx, 0, recentLoad)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = nil
+	for _, ev := range evs { // newest first, in the order they were written
+		if ev.Cause != breaker.CauseRestore.String() && len(r.list) < TrayBreakerLines {
+			r.list = append(r.list, ev)
+		}
+	}
+	return nil
+}
+
+// add puts ev in its place by time (one reported at the same moment as
+// another goes first): transitions of concurrent requests may be
+// reported out of order.
+func (r *recentChanges) add(ev store.BreakerEvent) {
+	if ev.Cause == breaker.CauseRestore.String() {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := len(r.list)
+	for i > 0 && !ev.At.Before(r.list[i-1].At) {
+		i--
+	}
+	if i >= TrayBreakerLines {
+		return
+	}
+	r.list = slices.Insert(r.list, i, ev)
+	if len(r.list) > TrayBreakerLines {
+		r.list = r.list[:TrayBreakerLines]
+	}
+}
+
+func (r *recentChanges) get() []store.BreakerEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.list)
+}
+
+// noteTransition records a reported transition for the tray. It runs on
+// the request path: a lock and a copy of a few words.
+func (a *App) noteTransition(t breaker.Transition) {
+	if t.Cause == breaker.CauseRestore {
+		return
+	}
+	a.recent.add(store.BreakerEvent{At: t.At, EndpointID: t.ID, Endpoint: a.endpointName(t.ID),
+		Cause: t.Cause.String(), From: t.From.String(), To: t.To.String(), Reason: t.Reason.String()})
 }
 
 var iconColours = map[string]color.RGBA{

@@ -3,9 +3,15 @@ package app
 import (
 	"bytes"
 	"fmt"
+	"github.com/ccmesh/ccmesh/breaker"
 	"image/png"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ccmesh/ccmesh/store"
@@ -22,21 +28,34 @@ func TestTrayView(t *testing.T) {
 		overall string
 		status  string
 		pause   string
+		lines   int // breaker changes shown
 	}{
-		{"all healthy", func() {}, HealthAll, "127.0.0.1:3457 · 2/3 healthy · $0.00 today", "Pause proxy"},
-		{"one open", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", a.ID), "") }, HealthSome, "127.0.0.1:3457 · 1/3 healthy · $0.00 today", "Pause proxy"},
-		{"none healthy", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", b.ID), "") }, HealthNone, "127.0.0.1:3457 · 0/3 healthy · $0.00 today", "Pause proxy"},
-		{"paused", func() { h.app.SetPaused(true) }, HealthPaused, "127.0.0.1:3457 · 0/3 healthy · $0.00 today", "Pause proxy"},
-		{"chinese", func() { h.do("PUT", "/api/settings", `{"language":"zh-CN"}`) }, HealthPaused, "127.0.0.1:3457 · 0/3 健康 · 今日 $0.00", "暂停代理"},
+		{"all healthy", func() {}, HealthAll, "127.0.0.1:3457 · 2/3 healthy · 0 requests, $0.00 today", "Pause proxy", 0},
+		{"one open", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", a.ID), "") }, HealthSome, "127.0.0.1:3457 · 1/3 healthy · 0 requests, $0.00 today", "Pause proxy", 1},
+		{"none healthy", func() { h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", b.ID), "") }, HealthNone, "127.0.0.1:3457 · 0/3 healthy · 0 requests, $0.00 today", "Pause proxy", 2},
+		{"paused", func() { h.app.SetPaused(true) }, HealthPaused, "127.0.0.1:3457 · 0/3 healthy · 0 requests, $0.00 today", "Resume proxy", 2},
+		{"chinese", func() { h.do("PUT", "/api/settings", `{"language":"zh-CN"}`) }, HealthPaused, "127.0.0.1:3457 · 0/3 健康 · 今日 0 次请求，$0.00", "恢复代理", 2},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			s.do()
 			v := h.app.TrayView()
-			if v.Overall != s.overall || v.Status != s.status || v.Labels.Pause != s.pause {
-				t.Errorf("got %q %q %q, want %q %q %q", v.Overall, v.Status, v.Labels.Pause, s.overall, s.status, s.pause)
+			if v.Overall != s.overall || v.Status != s.status || v.PauseItem != s.pause {
+				t.Errorf("got %q %q %q, want %q %q %q", v.Overall, v.Status, v.PauseItem, s.overall, s.status, s.pause)
+			}
+			lines := 0
+			for _, l := range v.Breaker {
+				if l != "" {
+					lines++
+				}
+			}
+			if lines != s.lines {
+				t.Errorf("%d breaker lines %q, want %d", lines, v.Breaker, s.lines)
 			}
 		})
+	}
+	if v := h.app.TrayView(); !strings.HasSuffix(v.Breaker[0], " b：闭合 → 熔断（手动熔断）") {
+		t.Errorf("newest breaker line %q, want b forced open, in Chinese", v.Breaker[0])
 	}
 }
 
@@ -59,39 +78,264 @@ func TestTrayIconColours(t *testing.T) {
 	}
 }
 
-// The status line carries today's cost as requests are logged, with a "+"
-// once a request of today had no price.
-func TestTrayTodayCost(t *testing.T) {
-	var c todayCost
+// The status line carries today's requests and cost as requests are
+// logged, with a "+" once a request of today had no price.
+func TestTrayToday(t *testing.T) {
+	var c todayTotals
 	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.Local)
-	c.add(now, []store.UsageDelta{{CostUSD: 1.25}, {CostUSD: 0.005}})
-	if usd, un := c.get(now); todayWords("en", usd, un) != "$1.25 today" {
-		t.Errorf("got %q", todayWords("en", usd, un))
+	if got := todayWords("en", c.get(now)); got != "0 requests, $0.00 today" {
+		t.Errorf("nothing yet: got %q", got)
 	}
-	c.add(now.Add(time.Minute), []store.UsageDelta{{Unpriced: 1}})
-	if usd, un := c.get(now); todayWords("zh-CN", usd, un) != "今日 $1.25+" {
-		t.Errorf("got %q", todayWords("zh-CN", usd, un))
+	c.add(now, []store.UsageDelta{{Requests: 1, CostUSD: 1.25}})
+	if got := todayWords("en", c.get(now)); got != "1 request, $1.25 today" {
+		t.Errorf("got %q", got)
+	}
+	// A failover is two attempts, two requests to their endpoints, as the
+	// statistics count them.
+	c.add(now, []store.UsageDelta{{Requests: 1, Errors: 1}, {Requests: 1, CostUSD: 0.005}})
+	if got := todayWords("en", c.get(now)); got != "3 requests, $1.25 today" {
+		t.Errorf("got %q", got)
+	}
+	c.add(now.Add(time.Minute), []store.UsageDelta{{Requests: 1, Unpriced: 1}})
+	if got := todayWords("zh-CN", c.get(now)); got != "今日 4 次请求，$1.25+" {
+		t.Errorf("got %q", got)
 	}
 	// Yesterday's late record does not count; a new day starts at zero.
-	c.add(now.Add(-24*time.Hour), []store.UsageDelta{{CostUSD: 9}})
-	if usd, _ := c.get(now.Add(10 * time.Hour)); usd != 0 {
-		t.Errorf("the next day starts at %v", usd)
+	c.add(now.Add(-24*time.Hour), []store.UsageDelta{{Requests: 1, CostUSD: 9}})
+	if got := c.get(now); got.Requests != 4 {
+		t.Errorf("a record of yesterday counted: %+v", got)
+	}
+	if got := c.get(now.Add(10 * time.Hour)); got != (today{}) {
+		t.Errorf("the next day starts at %+v", got)
+	}
+	c.add(now.Add(10*time.Hour), []store.UsageDelta{{Requests: 1}})
+	if got := c.get(now.Add(10 * time.Hour)); got.Requests != 1 {
+		t.Errorf("the next day's first request: %+v", got)
 	}
 }
 
-// Today's cost survives a restart: it is loaded from the statistics.
-func TestTrayTodayCostLoaded(t *testing.T) {
+// Today's requests and cost survive a restart: they are loaded from the
+// statistics.
+func TestTrayTodayLoaded(t *testing.T) {
 	h := newHarness(t)
 	up, _ := fakeAnthropic(t)
 	h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"anthropic","api_key":"k"}`)
 	h.postMessages(t, "claude-sonnet-4-5")
-	before, _ := h.app.today.get(time.Now())
-	// fakeAnthropic answers 5 input and 2 output tokens: 15 + 30 µ$.
-	if math.Abs(before-0.000045) > 1e-12 {
-		t.Fatalf("today's cost %v, want 0.000045", before)
+	h.postMessages(t, "claude-sonnet-4-5")
+	before := h.app.today.get(time.Now())
+	// fakeAnthropic answers 5 input and 2 output tokens: 15 + 30 µ$ each.
+	if math.Abs(before.USD-0.00009) > 1e-12 || before.Requests != 2 {
+		t.Fatalf("today %+v, want 2 requests and $0.00009", before)
 	}
 	h = h.restart()
-	if after, _ := h.app.today.get(time.Now()); math.Abs(after-before) > 1e-12 {
-		t.Errorf("after a restart today's cost is %v, want %v", after, before)
+	if after := h.app.today.get(time.Now()); after.Requests != before.Requests || math.Abs(after.USD-before.USD) > 1e-12 {
+		t.Errorf("after a restart today is %+v, want %+v", after, before)
+	}
+}
+
+// Breaker changes read as the UI words them, never as the API's words.
+func TestTrayChangeWords(t *testing.T) {
+	now := time.Date(2026, 12, 1, 15, 30, 0, 0, time.Local)
+	at := time.Date(2026, 12, 1, 15, 4, 0, 0, time.Local)
+	ev := func(cause, from, to, reason string) store.BreakerEvent {
+		return store.BreakerEvent{At: at, Endpoint: "relay-a", Cause: cause, From: from, To: to, Reason: reason}
+	}
+	tests := []struct {
+		name, lang string
+		ev         store.BreakerEvent
+		now        time.Time
+		want       string
+	}{
+		{"opened by requests", "en", ev("request", "closed", "open", "rate_limited"), now, "15:04 relay-a: closed → open (rate limited)"},
+		{"half-open", "en", ev("request", "open", "half_open", "quota_exhausted"), now, "15:04 relay-a: open → half-open (quota exhausted)"},
+		{"closed again", "en", ev("request", "half_open", "closed", ""), now, "15:04 relay-a: half-open → closed"},
+		{"forced open", "en", ev("force_open", "closed", "open", "manual"), now, "15:04 relay-a: closed → open (forced open)"},
+		{"forced closed", "en", ev("force_close", "open", "closed", ""), now, "15:04 relay-a: open → closed (forced closed)"},
+		{"another day", "en", ev("request", "closed", "open", "broken"), now.Add(24 * time.Hour), "Dec 1 15:04 relay-a: closed → open (broken)"},
+		{"a word not known yet", "en", ev("request", "closed", "open", "some_new_reason"), now, "15:04 relay-a: closed → open (some new reason)"},
+		{"chinese", "zh-CN", ev("request", "closed", "open", "broken"), now, "15:04 relay-a：闭合 → 熔断（故障）"},
+		{"chinese forced closed", "zh-CN", ev("force_close", "open", "closed", ""), now, "15:04 relay-a：熔断 → 闭合（手动恢复）"},
+		{"chinese another day", "zh-CN", ev("request", "open", "half_open", ""), now.Add(48 * time.Hour), "12月1日 15:04 relay-a：熔断 → 半开"},
+		{"unknown language", "fr", ev("request", "half_open", "open", "broken"), now, "15:04 relay-a: half-open → open (broken)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := changeWords(tc.lang, tc.ev, tc.now); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The tray keeps the three latest changes, newest first, whatever order
+// concurrent requests report them in; restores at start-up are not changes.
+func TestTrayRecentChanges(t *testing.T) {
+	var r recentChanges
+	t0 := time.Date(2026, 12, 1, 15, 0, 0, 0, time.Local)
+	for _, m := range []int{2, 1, 4, 3} {
+		r.add(store.BreakerEvent{At: t0.Add(time.Duration(m) * time.Minute), Endpoint: fmt.Sprint(m), Cause: "request"})
+	}
+	r.add(store.BreakerEvent{At: t0.Add(time.Hour), Endpoint: "restored", Cause: "restore"})
+	var got []string
+	for _, ev := range r.get() {
+		got = append(got, ev.Endpoint)
+	}
+	if strings.Join(got, ",") != "4,3,2" {
+		t.Errorf("kept %v, want 4,3,2", got)
+	}
+}
+
+// The breaker lines come from the audit trail at start and from
+// transitions as they are reported, requests' and forced ones alike.
+func TestTrayBreakerLines(t *testing.T) {
+	h := newHarness(t)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		io.WriteString(w, `{"type":"error","error":{"type":"api_error","message":"down"}}`)
+	}))
+	t.Cleanup(broken.Close)
+	e := h.mustCreate(`{"name":"flaky","base_url":"` + broken.URL + `","protocol":"anthropic","api_key":"k","breaker_overrides":{"failure_threshold":1}}`)
+	h.postMessages(t, "claude-sonnet-4-5")
+	h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-close", e.ID), "")
+	h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", e.ID), "")
+	want := []string{"flaky: closed → open (forced open)", "flaky: open → closed (forced closed)", "flaky: closed → open (broken)"}
+	check := func(when string, v TrayView) {
+		t.Helper()
+		for i, w := range want {
+			// "15:04 " first: the time is the local time of the change.
+			if _, line, _ := strings.Cut(v.Breaker[i], " "); line != w {
+				t.Errorf("%s: line %d is %q, want …%q", when, i, v.Breaker[i], w)
+			}
+		}
+	}
+	check("running", h.app.TrayView())
+	// Restarting restores the forced-open breaker (an audit row of its own,
+	// cause restore), and the lines are those of before.
+	h = h.restart()
+	check("after a restart", h.app.TrayView())
+}
+
+// Everything the tray shows changes with an event after it, which is what
+// the tray redraws on (tray.go): it has no timer of its own.
+func TestTrayFollowsEvents(t *testing.T) {
+	h := newHarness(t)
+	up, _ := fakeAnthropic(t)
+	e := h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"anthropic","api_key":"k"}`)
+	events, unsubscribe := h.app.Events().Subscribe()
+	defer unsubscribe()
+	// after waits for the tray's view, recomputed at each event as the tray
+	// does, to show what it should; a change without an event fails.
+	after := func(what string, cond func(TrayView) bool) {
+		t.Helper()
+		timeout := time.After(5 * time.Second)
+		for {
+			select {
+			case <-events:
+				if cond(h.app.TrayView()) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("%s: no event after which the tray shows it; the view is %+v", what, h.app.TrayView())
+			}
+		}
+	}
+	h.postMessages(t, "claude-sonnet-4-5")
+	after("a request", func(v TrayView) bool { return strings.HasSuffix(v.Status, "· 1 request, $0.00 today") })
+	h.do("POST", fmt.Sprintf("/api/endpoints/%d/force-open", e.ID), "")
+	after("a forced change", func(v TrayView) bool { return strings.HasSuffix(v.Breaker[0], "up: closed → open (forced open)") })
+	h.do("POST", "/api/pause", `{"minutes":15}`)
+	after("a timed pause", func(v TrayView) bool { return strings.HasPrefix(v.PauseItem, "Resume proxy (paused until ") })
+	h.do("POST", "/api/resume", "")
+	after("resuming", func(v TrayView) bool { return v.PauseItem == "Pause proxy" })
+	h.do("PUT", "/api/settings", `{"language":"zh-CN"}`)
+	after("the language", func(v TrayView) bool { return v.Labels.PauseFor == "暂停 15 分钟" })
+}
+
+// "Pause for 15 minutes" pauses at once, shows until when, and resumes by
+// itself after exactly 15 minutes; a manual Resume cancels that, and a
+// pause after it is not ended by the old timer.
+func TestTrayPauseFor15(t *testing.T) {
+	h := newHarness(t)
+	events, unsubscribe := h.app.Events().Subscribe() // made outside the bubble, read only after synctest.Wait
+	defer unsubscribe()
+	infos := func() (n int) {
+		for {
+			select {
+			case ev := <-events:
+				if ev.Name == "info" {
+					n++
+				}
+			default:
+				return n
+			}
+		}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		h.app.PauseFor(TrayPauseFor)
+		v := h.app.TrayView()
+		until := start.Add(15 * time.Minute)
+		if want := "Resume proxy (paused until " + until.In(time.Local).Format("15:04") + ")"; !v.Paused || v.Overall != HealthPaused || v.PauseItem != want {
+			t.Errorf("paused for 15 min: %+v, want %q", v, want)
+		}
+		if info := h.app.Info(); !info.Paused || info.PausedUntil == nil || !info.PausedUntil.Equal(until) {
+			t.Errorf("info: paused %v until %v, want until %v", info.Paused, info.PausedUntil, until)
+		}
+		if n := infos(); n != 1 {
+			t.Errorf("%d info events for the pause, want 1", n)
+		}
+
+		time.Sleep(15*time.Minute - time.Nanosecond)
+		synctest.Wait()
+		if !h.app.Paused() {
+			t.Fatal("resumed before 15 minutes")
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		if h.app.Paused() || h.app.Info().PausedUntil != nil || h.app.TrayView().PauseItem != "Pause proxy" {
+			t.Errorf("not resumed after 15 minutes: %+v", h.app.Info())
+		}
+		if n := infos(); n != 1 {
+			t.Errorf("%d info events for the end of the pause, want 1", n)
+		}
+
+		h.app.PauseFor(TrayPauseFor)
+		time.Sleep(5 * time.Minute)
+		h.app.SetPaused(false) // Resume from the tray or the window
+		h.app.SetPaused(true)  // and "Pause proxy": until resumed
+		infos()
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if !h.app.Paused() || h.app.Info().PausedUntil != nil {
+			t.Errorf("the cancelled timer ended a later pause: %+v", h.app.Info())
+		}
+		if n := infos(); n != 0 {
+			t.Errorf("%d info events from a cancelled timer", n)
+		}
+		h.app.SetPaused(false)
+	})
+}
+
+// Desktop notifications say a breaker change in the UI's words and
+// language, never the API's identifiers.
+func TestTransitionNotice(t *testing.T) {
+	h := newHarness(t)
+	a := h.mustCreate(`{"name":"relay","base_url":"https://a.example","protocol":"anthropic"}`)
+	opened := breaker.Transition{ID: a.ID, From: breaker.Closed, To: breaker.Open, Reason: breaker.RateLimited}
+	title, body, ok := h.app.transitionNotice(opened)
+	if !ok || title != "ccmesh: relay is unhealthy" || body != "Its circuit breaker opened (rate limited); requests go to the other endpoints." {
+		t.Errorf("opened: %v %q %q", ok, title, body)
+	}
+	if _, _, ok := h.app.transitionNotice(breaker.Transition{ID: a.ID, From: breaker.Open, To: breaker.HalfOpen}); ok {
+		t.Error("a notification for Open → HalfOpen")
+	}
+	h.do("PUT", "/api/settings", `{"language":"zh-CN"}`)
+	title, body, _ = h.app.transitionNotice(opened)
+	if title != "ccmesh：relay 已熔断" || body != "熔断器已打开（限流）；请求改走其他端点。" {
+		t.Errorf("zh-CN opened: %q %q", title, body)
+	}
+	title, body, ok = h.app.transitionNotice(breaker.Transition{ID: a.ID, From: breaker.HalfOpen, To: breaker.Closed})
+	if !ok || title != "ccmesh：relay 已恢复健康" || body != "熔断器已关闭。" {
+		t.Errorf("zh-CN closed: %v %q %q", ok, title, body)
 	}
 }

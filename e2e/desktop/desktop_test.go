@@ -8,6 +8,7 @@ package desktop
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/png"
@@ -15,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,9 +86,9 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func start(t *testing.T, data, addr string) *instance {
+func start(t *testing.T, data, addr string, flags ...string) *instance {
 	t.Helper()
-	cmd := exec.Command(binary(t), "--listen", addr, "--data", data, "--admin-token", token)
+	cmd := exec.Command(binary(t), append([]string{"--listen", addr, "--data", data, "--admin-token", token}, flags...)...)
 	out := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = append(os.Environ(), "WEBKIT_DISABLE_DMABUF_RENDERER=1")
@@ -145,6 +147,29 @@ func (in *instance) message(stream bool) (*http.Response, error) {
 	return http.DefaultClient.Do(req)
 }
 
+// requestsInStats is today's requests by GET /api/stats, counted as the
+// tray counts them (docs/BEHAVIOUR.md#statistics).
+func (in *instance) requestsInStats(t *testing.T) int {
+	t.Helper()
+	now := time.Now()
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.Local)
+	q := url.Values{"from": {midnight.Format(time.RFC3339)}, "to": {now.Add(time.Hour).Format(time.RFC3339)}, "bucket": {"hour"}}
+	st, body := in.api("GET", "/api/stats?"+q.Encode(), "")
+	var stats struct {
+		Buckets []struct {
+			Requests int `json:"requests"`
+		} `json:"buckets"`
+	}
+	if st != http.StatusOK || json.Unmarshal([]byte(body), &stats) != nil {
+		t.Fatalf("GET /api/stats: %d %s", st, body)
+	}
+	n := 0
+	for _, b := range stats.Buckets {
+		n += b.Requests
+	}
+	return n
+}
+
 // busName finds the D-Bus connection of pid.
 func busName(t *testing.T, pid int) string {
 	t.Helper()
@@ -184,7 +209,7 @@ func menuLayout(name string) (string, error) {
 	return string(out), err
 }
 
-var itemRe = regexp.MustCompile(`\((\d+), \{[^}]*'label': <'([^']*)'>`)
+var itemRe = regexp.MustCompile(`\((\d+), \{([^}]*)'label': <'([^']*)'>([^}]*)\}`)
 
 // menu returns the tray's items, label → id.
 func menu(t *testing.T, name string) map[string]string {
@@ -195,9 +220,56 @@ func menu(t *testing.T, name string) map[string]string {
 	}
 	items := map[string]string{}
 	for _, m := range itemRe.FindAllStringSubmatch(out, -1) {
-		items[m[2]] = m[1]
+		items[m[3]] = m[1]
 	}
 	return items
+}
+
+// trayItem is one item of the tray menu as a panel shows it.
+type trayItem struct {
+	label            string
+	enabled, visible bool
+}
+
+// items returns the tray's items in menu order.
+func items(t *testing.T, name string) []trayItem {
+	t.Helper()
+	out, err := menuLayout(name)
+	if err != nil {
+		t.Fatalf("GetLayout: %v: %s", err, out)
+	}
+	var list []trayItem
+	for _, m := range itemRe.FindAllStringSubmatch(out, -1) {
+		props := m[2] + m[4]
+		list = append(list, trayItem{label: m[3],
+			enabled: !strings.Contains(props, "'enabled': <false>"), visible: !strings.Contains(props, "'visible': <false>")})
+	}
+	return list
+}
+
+// shownLabel returns the label of a visible item that match accepts, or "".
+func shownLabel(t *testing.T, name string, match func(string) bool) string {
+	t.Helper()
+	for _, it := range items(t, name) {
+		if it.visible && match(it.label) {
+			return it.label
+		}
+	}
+	return ""
+}
+
+// statusRe reads the status line: address, healthy/all, today's requests.
+var statusRe = regexp.MustCompile(`^(\S+) · (\d+)/(\d+) healthy · (\d+) requests?, \$\d+\.\d\d\+? today$`)
+
+// requestsToday is the count the tray's status line shows.
+func requestsToday(t *testing.T, name string) int {
+	t.Helper()
+	line := shownLabel(t, name, statusRe.MatchString)
+	if line == "" {
+		t.Fatalf("no status line in %v", items(t, name))
+	}
+	n, _ := strconv.Atoi(statusRe.FindStringSubmatch(line)[4])
+	return n
 }
 
 func click(t *testing.T, name, label string) {
@@ -423,15 +495,61 @@ func TestDesktop(t *testing.T) {
 	})
 
 	t.Run("tray status line", func(t *testing.T) {
-		// docs/BEHAVIOUR.md#tray: address, healthy/all, today's cost.
+		// docs/BEHAVIOUR.md#tray: address, healthy/all, today's requests and cost.
 		eventually(t, "the status line", func() bool {
-			for label := range menu(t, name) {
-				if strings.HasPrefix(label, addr+" · 1/1 healthy · $") && strings.HasSuffix(label, " today") {
-					return true
-				}
-			}
-			return false
+			m := statusRe.FindStringSubmatch(shownLabel(t, name, statusRe.MatchString))
+			return m != nil && m[1] == addr && m[2] == "1" && m[3] == "1"
 		})
+	})
+
+	t.Run("tray counts a request as it is logged", func(t *testing.T) {
+		// The earlier steps' requests first reach the statistics and the tray.
+		var before int
+		eventually(t, "the tray to count what the statistics hold", func() bool {
+			before = requestsToday(t, name)
+			return before == in.requestsInStats(t)
+		})
+		res, err := in.message(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		// No timer of ours redraws the tray: the request's log event does.
+		eventually(t, "the status line to count the request", func() bool { return requestsToday(t, name) == before+1 })
+		eventually(t, "the statistics to count it too", func() bool { return in.requestsInStats(t) == before+1 })
+	})
+
+	t.Run("tray pause for 15 minutes", func(t *testing.T) {
+		start := time.Now()
+		click(t, name, "Pause for 15 minutes")
+		var info struct {
+			Paused      bool       `json:"paused"`
+			PausedUntil *time.Time `json:"paused_until"`
+		}
+		eventually(t, "GET /api/info to say paused", func() bool {
+			_, body := in.api("GET", "/api/info", "")
+			return json.Unmarshal([]byte(body), &info) == nil && info.Paused
+		})
+		if info.PausedUntil == nil || info.PausedUntil.Before(start.Add(15*time.Minute-time.Second)) ||
+			info.PausedUntil.After(time.Now().Add(15*time.Minute+time.Second)) {
+			t.Errorf("paused until %v, want 15 minutes from %v", info.PausedUntil, start)
+		}
+		resume := "Resume proxy (paused until " + info.PausedUntil.Local().Format("15:04") + ")"
+		eventually(t, "the pause item to read "+resume, func() bool { return shownLabel(t, name, func(l string) bool { return l == resume }) != "" })
+		for _, it := range items(t, name) {
+			if it.label == "Pause for 15 minutes" && it.enabled {
+				t.Error("Pause for 15 minutes is offered while paused")
+			}
+		}
+		eventually(t, "a grey icon", func() bool { return iconColour(t, name) == grey })
+
+		click(t, name, resume)
+		eventually(t, "GET /api/info to say resumed", func() bool {
+			_, body := in.api("GET", "/api/info", "")
+			return strings.Contains(body, `"paused":false,"paused_until":null`)
+		})
+		eventually(t, "the pause item to read Pause proxy", func() bool { _, ok := menu(t, name)["Pause proxy"]; return ok })
+		eventually(t, "a green icon", func() bool { return iconColour(t, name) == green })
 	})
 
 	t.Run("tray open shows the hidden window", func(t *testing.T) {
@@ -478,6 +596,17 @@ func TestDesktop(t *testing.T) {
 		eventually(t, "a Notify call about the dead endpoint", func() bool {
 			return strings.Contains(seen.String(), "ccmesh: dead is unhealthy")
 		})
+		// The tray lists the change in words, from the request's events.
+		eventually(t, "the tray to list the breaker change", func() bool {
+			return shownLabel(t, name, func(l string) bool { return strings.HasSuffix(l, " dead: closed → open (broken)") }) != ""
+		})
+	})
+
+	t.Run("idle with the window hidden: no timer, little CPU", func(t *testing.T) {
+		hideWindow(t)
+		idle(t, in, name)
+		click(t, name, "Open ccmesh")
+		eventually(t, "the window to show", windowVisible)
 	})
 
 	t.Run("quit lets a stream finish, keeps breaker state and window size", func(t *testing.T) {
@@ -536,4 +665,197 @@ func TestDesktop(t *testing.T) {
 			return strings.Contains(geom, "Geometry: 900x700")
 		})
 	})
+}
+
+// cpu is what a process has used: CPU in clock ticks (utime+stime of
+// /proc/PID/stat, every thread's, exited ones too), and per thread its
+// on-CPU time in ns (/proc/PID/task/TID/schedstat, finer than ticks) and
+// context switches (voluntary and not, /proc/PID/task/TID/status).
+type cpu struct {
+	ticks   int64
+	threads map[string]thread
+}
+
+type thread struct{ ns, switches int64 }
+
+// used is what c used since before: a thread that started meanwhile counts
+// whole; one that ended meanwhile is missing from ns and switches.
+func (c cpu) used(before cpu) (ticks, ns, switches int64) {
+	for tid, th := range c.threads {
+		ns += th.ns - before.threads[tid].ns
+		switches += th.switches - before.threads[tid].switches
+	}
+	return c.ticks - before.ticks, ns, switches
+}
+
+func cpuOf(pid int) (cpu, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return cpu{}, err
+	}
+	// Fields after the command's closing parenthesis start at field 3;
+	// utime and stime are fields 14 and 15.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	c := cpu{ticks: ut + st, threads: map[string]thread{}}
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+	for _, task := range tasks {
+		var th thread
+		if b, err := os.ReadFile(task + "/schedstat"); err == nil {
+			th.ns, _ = strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
+		}
+		b, err := os.ReadFile(task + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				th.switches += n
+			}
+		}
+		c.threads[filepath.Base(task)] = th
+	}
+	return c, nil
+}
+
+// descendants are pid's child processes and theirs (WebKitGTK's web and
+// network processes).
+func descendants(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	parent := map[int]int{}
+	for _, s := range stats {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		p, _ := strconv.Atoi(f[1])
+		c, _ := strconv.Atoi(filepath.Base(filepath.Dir(s)))
+		parent[c] = p
+	}
+	var out []int
+	for c := range parent {
+		for p := parent[c]; p > 1; p = parent[p] {
+			if p == pid {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// usage is the CPU of pid and, separately, of each of its descendants.
+func usage(pid int) (cpu, map[int]cpu) {
+	own, _ := cpuOf(pid)
+	kids := map[int]cpu{}
+	for _, c := range descendants(pid) {
+		if u, err := cpuOf(c); err == nil {
+			kids[c] = u
+		}
+	}
+	return own, kids
+}
+
+func clockTicks(t *testing.T) int64 {
+	out, err := exec.Command("getconf", "CLK_TCK").Output()
+	if err != nil {
+		t.Fatalf("getconf CLK_TCK: %v", err)
+	}
+	hz, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil || hz <= 0 {
+		t.Fatalf("CLK_TCK %q", out)
+	}
+	return hz
+}
+
+// idleFor is how long idle measures; CCMESH_IDLE_SECONDS changes it.
+func idleFor() time.Duration {
+	if s, err := strconv.Atoi(os.Getenv("CCMESH_IDLE_SECONDS")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 60 * time.Second
+}
+
+// idle leaves the app alone for idleFor and reports what it cost: the
+// ccmesh process's CPU and context switches, and its WebKit processes'.
+// Nothing of ours ticks (docs/BEHAVIOUR.md#tray), so the tray sends no
+// D-Bus signal meanwhile; a pause after it must send some, which shows
+// the watch was listening.
+func idle(t *testing.T, in *instance, name string) {
+	t.Helper()
+	mon := exec.Command("dbus-monitor", "--session", "type='signal',sender='"+name+"'")
+	var seen syncBuilder
+	mon.Stdout = &seen
+	if err := mon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { mon.Process.Kill(); mon.Wait() }()
+	eventually(t, "dbus-monitor to start", func() bool { return seen.Len() > 0 })
+	// Let what the last steps started settle: the health event's debounce,
+	// the log writer's batch, WebKit after the window hid.
+	time.Sleep(3 * time.Second) // the measured process's own pace, not a test wait
+	signalsBefore := strings.Count(seen.String(), "sender="+name)
+
+	pid := in.cmd.Process.Pid
+	hz := clockTicks(t)
+	own0, kids0 := usage(pid)
+	began := time.Now()
+	time.Sleep(idleFor()) // the measurement itself
+	own1, kids1 := usage(pid)
+	took := time.Since(began)
+	signals := strings.Count(seen.String(), "sender="+name) - signalsBefore
+
+	ticks, ns, switches := own1.used(own0)
+	var kTicks, kNs, kSwitches int64
+	for c, u := range kids1 {
+		dt, dn, ds := u.used(kids0[c]) // a process that started meanwhile counts whole
+		kTicks, kNs, kSwitches = kTicks+dt, kNs+dn, kSwitches+ds
+	}
+	words := func(ticks, ns, switches int64) string {
+		return fmt.Sprintf("%d ms CPU (utime+stime; %.1f ms on-CPU by schedstat), %d context switches",
+			ticks*1000/hz, float64(ns)/1e6, switches)
+	}
+	t.Logf("idle %.0f s with the window hidden: ccmesh (pid %d) %s; its %d WebKit processes %s; %d D-Bus signals from the tray",
+		took.Seconds(), pid, words(ticks, ns, switches), len(kids1), words(kTicks, kNs, kSwitches), signals)
+	if signals != 0 {
+		t.Errorf("the tray sent %d D-Bus signals while idle:\n%s", signals, seen.String())
+	}
+	// An idle ccmesh wakes for the Go runtime's own chores only: a ticker
+	// of ours, even one a second, would show here.
+	if perSec := float64(max(ticks*1000/hz, ns/1e6)) / took.Seconds(); perSec > 5 {
+		t.Errorf("ccmesh used %.1f ms of CPU a second while idle", perSec)
+	}
+
+	click(t, name, "Pause proxy")
+	eventually(t, "the pause to go out over D-Bus", func() bool {
+		return strings.Count(seen.String(), "sender="+name) > signalsBefore+signals
+	})
+	click(t, name, "Resume proxy")
+	eventually(t, "the item to read Pause proxy", func() bool { _, ok := menu(t, name)["Pause proxy"]; return ok })
+}
+
+// --minimized (what the start-at-login entry runs) starts with the tray
+// and no window until the tray's Open.
+func TestMinimized(t *testing.T) {
+	in := start(t, t.TempDir(), freeAddr(t), "--minimized")
+	pid := in.cmd.Process.Pid
+	name := busName(t, pid) // the tray is registered
+	if _, ok := menu(t, name)["Open ccmesh"]; !ok {
+		t.Fatalf("tray menu without Open ccmesh: %v", menu(t, name))
+	}
+	mapped := func() bool {
+		return exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(pid)).Run() == nil
+	}
+	// A normal start maps the window within a second or two of the tray
+	// (TestDesktop); this one must not in that time.
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if mapped() || windowVisible() {
+			t.Fatal("a window is mapped with --minimized")
+		}
+	}
+	click(t, name, "Open ccmesh")
+	eventually(t, "the window to show after Open", mapped)
 }

@@ -43,6 +43,34 @@ test.describe('health, live', () => {
     await expectNoReload(page);
   });
 
+  // docs/BEHAVIOUR.md#pause: the tray's pause goes through the same App call as the API's, and both publish info.
+  test('a pause made elsewhere shows at once; the header pauses for 15 minutes and resumes', async ({ ccmesh, openUI, upstream }) => {
+    const up = await upstream('ok');
+    await ccmesh.addEndpoint({ name: 'one', base_url: up.url });
+    const page = await openUI('#/dashboard');
+    const tag = page.getByTestId('paused');
+    await expect(tag).toHaveCount(0);
+
+    await ccmesh.api('POST', '/api/pause', {});
+    await expect(tag).toHaveText('Proxy paused', { timeout: LIVE_MS });
+    expect((await ccmesh.message()).status).toBe(503);
+    await ccmesh.api('POST', '/api/resume');
+    await expect(tag).toHaveCount(0, { timeout: LIVE_MS });
+
+    await page.getByRole('button', { name: 'Pause 15 min' }).click();
+    await expect(tag).toHaveText(/^Proxy paused until \d\d:\d\d$/);
+    const info = await ccmesh.api<{ paused: boolean; paused_until: string }>('GET', '/api/info');
+    expect(info.paused).toBe(true);
+    const left = Date.parse(info.paused_until) - Date.now();
+    expect(left).toBeGreaterThan(14 * 60_000);
+    expect(left).toBeLessThanOrEqual(15 * 60_000);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect(tag).toHaveCount(0);
+    expect((await ccmesh.api<{ paused: boolean }>('GET', '/api/info')).paused).toBe(false);
+    expect((await ccmesh.message()).status).toBe(200);
+    await expectNoReload(page);
+  });
+
   test('a rate-limited endpoint shows unhealthy with a live countdown to half-open', async ({ ccmesh, openUI, upstream }) => {
     const limited = await upstream('ratelimit');
     const good = await upstream('ok');

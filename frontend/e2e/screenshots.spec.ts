@@ -1,6 +1,7 @@
 // Screenshots of every screen, light and dark, for review and the README.
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Page } from '@playwright/test';
 import { ARTIFACTS, expect, test } from './fixtures';
 
 const SCREENS = [
@@ -15,6 +16,24 @@ const SCREENS = [
 
 // The README shows these two.
 const README_SHOTS = ['dashboard-light.png', 'endpoints-light.png', 'routing-dark.png', 'logs-dark.png'];
+
+/**
+ * The snake_case words the page shows outside code (file blocks, commands and the like are code): an internal
+ * identifier such as half_open_probe_in_flight that reached the screen untranslated.
+ */
+async function internalWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found = new Set<string>();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || el.closest('code, pre, kbd, script, style, [hidden], .visually-hidden')) continue;
+      if (!el.getClientRects().length) continue; // not rendered (a closed details, a hidden panel)
+      for (const m of n.textContent?.match(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g) ?? []) found.add(m);
+    }
+    return [...found];
+  });
+}
 
 test('screenshots of each screen in light and dark', async ({ ccmesh, openUI, upstream }) => {
   // First the screens a new user meets: the welcome and the provider presets.
@@ -61,6 +80,7 @@ test('screenshots of each screen in light and dark', async ({ ccmesh, openUI, up
       }
       await page.waitForTimeout(300); // let the chart and transitions settle before the picture
       await page.screenshot({ path: join(ARTIFACTS, `${s.file}-${scheme}.png`), fullPage: true });
+      if (scheme === 'light') expect(await internalWords(page), `${s.tab}: internal identifiers on screen`).toEqual([]);
     }
   }
   const docs = resolve(ARTIFACTS, '../../../docs/screenshots');

@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Root } from './Root';
@@ -62,6 +62,29 @@ describe('the page', () => {
     await user.keyboard('{Home}');
     expect(screen.getByRole('tab', { name: 'Dashboard' })).toHaveFocus();
     expect(window.location.hash).toBe('#/dashboard');
+  });
+
+  it('pauses for 15 minutes from the header and shows until when; Resume ends it', async () => {
+    const es = stubEventSource();
+    const until = '2026-12-01T10:15:00Z';
+    const calls = stubFetch({
+      ...baseRoutes([]),
+      ...noStats,
+      'POST /api/pause': { body: { paused: true, paused_until: until } },
+      'POST /api/resume': { body: { paused: false, paused_until: null } },
+    });
+    render(<Root />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Pause 15 min' }));
+    expect(calls.find((c) => c.path === '/api/pause')).toMatchObject({ method: 'POST', body: { minutes: 15 } });
+    expect(calls.some((c) => c.path === '/api/resume')).toBe(false);
+    // The window changes when the info event comes, as for a pause made in the tray.
+    act(() => es.instances[0].emit('info', { paused: true, paused_until: until }));
+    expect(await screen.findByTestId('paused')).toHaveTextContent(/^Proxy paused until \d\d:\d\d$/);
+    await user.click(screen.getByRole('button', { name: 'Resume' }));
+    expect(calls.find((c) => c.path === '/api/resume')).toMatchObject({ method: 'POST' });
+    act(() => es.instances[0].emit('info', { paused: false, paused_until: null }));
+    expect(screen.queryByTestId('paused')).toBeNull();
   });
 
   it('leads from the welcome to the add form, and from a failover to its timeline', async () => {

@@ -11,9 +11,11 @@ import type {
   Endpoint,
   EndpointInput,
   Explanation,
+  ExportRequest,
   FetchModelsReply,
   Health,
   Id,
+  ImportReport,
   Info,
   LogDetail,
   LogPage,
@@ -27,6 +29,9 @@ import type {
   Settings,
   SettingsPatch,
   StatsReply,
+  SyncInput,
+  SyncResult,
+  SyncSettings,
   TestResult,
 } from './types';
 import { statsQueryString, type StatsQuery } from '../stats';
@@ -69,6 +74,12 @@ async function parseError(res: Response): Promise<ApiError> {
   return new ApiError(res.status, code, message, field);
 }
 
+/** Extra request headers, and the error statuses whose body is an answer rather than an ApiError. */
+interface SendExtra {
+  headers?: Record<string, string>;
+  answered?: number[];
+}
+
 export interface ApiClientOptions {
   /** Called with every 401 so the shell can show the "open the start-up link" notice. */
   onUnauthorized?: () => void;
@@ -81,20 +92,26 @@ export class ApiClient {
     this.onUnauthorized = opts.onUnauthorized;
   }
 
-  /** Sends one request with the admin cookie; a non-2xx answer is thrown as an ApiError. */
-  private async send(method: Method, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
+  /**
+   * Sends one request with the admin cookie; a non-2xx answer is thrown as an ApiError unless `extra.answered`
+   * lists its status. A Blob body goes as it is (a file), anything else as JSON.
+   */
+  private async send(method: Method, path: string, body?: unknown, accept = 'application/json', extra: SendExtra = {}): Promise<Response> {
     const init: RequestInit = {
       method,
       credentials: 'same-origin',
-      headers: { Accept: accept },
+      headers: { Accept: accept, ...extra.headers },
     };
-    if (body !== undefined) {
+    if (body instanceof Blob) {
+      init.headers = { ...init.headers, 'Content-Type': 'application/octet-stream' };
+      init.body = body;
+    } else if (body !== undefined) {
       init.headers = { ...init.headers, 'Content-Type': 'application/json' };
       init.body = JSON.stringify(body);
     }
     // fetch is looked up per call so tests can stub it at this boundary.
     const res = await globalThis.fetch(path, init);
-    if (!res.ok) {
+    if (!res.ok && !extra.answered?.includes(res.status)) {
       const err = await parseError(res);
       if (err.unauthorized) this.onUnauthorized?.();
       throw err;
@@ -111,6 +128,16 @@ export class ApiClient {
 
   info(): Promise<Info> {
     return this.call('GET', '/api/info');
+  }
+
+  /** Pauses the proxy (/v1/ answers 503): for `minutes` (1–1440), then it resumes by itself; until resumed without. */
+  pause(minutes?: number): Promise<Info> {
+    return this.call('POST', '/api/pause', minutes ? { minutes } : {});
+  }
+
+  /** Ends any pause, a timed one too. */
+  resume(): Promise<Info> {
+    return this.call('POST', '/api/resume');
   }
 
   listEndpoints(): Promise<Endpoint[]> {
@@ -271,6 +298,56 @@ export class ApiClient {
   /** Writes the config.toml change the preview with this hash showed; a 409 when the file changed since. */
   applyCodex(hash: string): Promise<CodexApplied> {
     return this.call('POST', '/api/codex/apply', { hash });
+  }
+
+  /**
+   * The backup file (docs/BEHAVIOUR.md#backup-and-sync): plain JSON without keys; with keys encrypted with the
+   * passphrase, which they require. The name is the one the server gives.
+   */
+  async exportFile(req: ExportRequest): Promise<{ blob: Blob; name: string }> {
+    const res = await this.send('POST', '/api/export', req, '*/*');
+    const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'ccmesh-backup';
+    return { blob: await res.blob(), name };
+  }
+
+  /** What importing this file would change; nothing is changed. An encrypted file needs its passphrase. */
+  previewImport(file: Blob, passphrase = ''): Promise<ImportReport> {
+    return this.sendFile('/api/import/preview', file, passphrase);
+  }
+
+  /** Makes the configuration the file's (endpoints it does not name are removed) and says what changed. */
+  importFile(file: Blob, passphrase = ''): Promise<ImportReport> {
+    return this.sendFile('/api/import', file, passphrase);
+  }
+
+  /** The passphrase goes in a header, never the URL, percent-encoded since header values carry no charset. */
+  private async sendFile(path: string, file: Blob, passphrase: string): Promise<ImportReport> {
+    const headers: Record<string, string> = passphrase ? { 'X-Ccmesh-Passphrase': encodeURIComponent(passphrase) } : {};
+    const res = await this.send('POST', path, file, 'application/json', { headers });
+    return (await res.json()) as ImportReport;
+  }
+
+  /** Where to sync and the last sync; the password and passphrase only as "set" flags. */
+  syncSettings(): Promise<SyncSettings> {
+    return this.call('GET', '/api/sync');
+  }
+
+  /** Changes the fields given; "" clears one. */
+  updateSync(input: Partial<SyncInput>): Promise<SyncSettings> {
+    return this.call('PUT', '/api/sync', input);
+  }
+
+  /**
+   * Pushes or pulls. A conflict (409 with `conflict: true`) is answered, not thrown: it shows both sides until
+   * `force` names the side that wins ("local" pushes, "remote" pulls, whichever is called).
+   */
+  async sync(dir: 'push' | 'pull', force?: 'local' | 'remote'): Promise<SyncResult> {
+    const res = await this.send('POST', `/api/sync/${dir}`, force ? { force } : {}, 'application/json', { answered: [409] });
+    const body = (await res.json()) as SyncResult & { error?: { code?: string; message?: string; field?: string } };
+    if (res.status === 409 && !body.conflict) {
+      throw new ApiError(409, body.error?.code || 'http_409', body.error?.message || res.statusText, body.error?.field || '');
+    }
+    return body;
   }
 
   /** Opens the server-sent event stream; the caller closes it. */

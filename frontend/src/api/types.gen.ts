@@ -233,8 +233,16 @@ export interface Explanation {
 /** Go: app.exportDoc */
 export interface ExportDoc {
   version: number;
+  exported_at: string;
+  keys: boolean;
   settings?: Settings;
   endpoints: EndpointPatch[];
+}
+
+/** Go: app.ExportRequest */
+export interface ExportRequest {
+  keys: boolean;
+  passphrase: string;
 }
 
 /** Go: app.FetchModelsReply */
@@ -259,6 +267,21 @@ export interface Health {
   last_test: TestResult | null;
 }
 
+/** Go: app.ImportReport */
+export interface ImportReport {
+  replace: boolean;
+  schema: number;
+  exported_at: string | null;
+  encrypted: boolean;
+  keys: boolean;
+  added: string[];
+  changed: string[];
+  removed: string[];
+  fields: Record<string, string[]>;
+  settings: string[];
+  endpoints: number;
+}
+
 /** Go: app.Info */
 export interface Info {
   version: string;
@@ -266,6 +289,7 @@ export interface Info {
   proxy_url: string;
   data_dir: string;
   paused: boolean;
+  paused_until: string | null;
   headless: boolean;
   log_rows_dropped: number;
   log_rows_failed: number;
@@ -396,6 +420,7 @@ export interface Settings {
   log_retention_rows: number;
   log_retention_days: number;
   notifications: boolean;
+  start_at_login: boolean;
   language: string;
   capture: CaptureMode;
   prices: PriceRow[];
@@ -420,6 +445,50 @@ export interface StatBucket {
 /** Go: app.tsStats */
 export interface StatsReply {
   buckets: StatBucket[];
+}
+
+/** Go: app.SyncInput */
+export interface SyncInput {
+  url: string | null;
+  user: string | null;
+  password: string | null;
+  passphrase: string | null;
+}
+
+/** Go: app.SyncResult */
+export interface SyncResult {
+  ok: boolean;
+  conflict: boolean;
+  action: string;
+  last_sync: string | null;
+  message: string;
+  local?: SyncSide;
+  remote?: SyncSide;
+  import?: ImportReport;
+}
+
+/** Go: app.SyncRun */
+export interface SyncRun {
+  force: string;
+}
+
+/** Go: app.SyncSettings */
+export interface SyncSettings {
+  url: string;
+  user: string;
+  has_password: boolean;
+  has_passphrase: boolean;
+  file: string;
+  last_sync: string | null;
+  last_action: string;
+}
+
+/** Go: app.SyncSide */
+export interface SyncSide {
+  changed: boolean;
+  modified_at: string | null;
+  exported_at: string | null;
+  endpoints: number;
 }
 
 /** Go: app.TestResult */

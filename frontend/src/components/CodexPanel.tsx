@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { TFunction } from 'i18next';
-import { useTranslation } from 'react-i18next';
+import { Trans, useTranslation } from 'react-i18next';
 import { Eye, FileCheck } from 'lucide-react';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
@@ -71,7 +71,7 @@ export function CodexPanel() {
       )}
       {cx && (
         <>
-          <p>{t('codex.intro')}</p>
+          <p><Trans i18nKey="codex.intro" components={{ code: <code /> }} /></p>
           <pre className="code" data-testid="codex-block">{cx.block}</pre>
           <CopyButton text={cx.block} label={t('codex.copyBlock')} />
           <p>{t('codex.exportsIntro')}</p>

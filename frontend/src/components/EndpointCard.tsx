@@ -80,7 +80,8 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           <div className="wide">
             <dt>{t('endpoints.lastError')}</dt>
             <dd>
-              {health.last_error}
+              {/* The upstream's own words, shown as they came: code, not ours to translate. */}
+              <code className="quoted" data-testid="last-error">{health.last_error}</code>
               {health.last_failure_at && <span className="muted"> · {t('endpoints.lastFailure')}: {formatTime(health.last_failure_at, i18n.language)}</span>}
             </dd>
           </div>

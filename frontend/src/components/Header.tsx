@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Pause, Play } from 'lucide-react';
 import { useApi } from '../api/context';
 import { LANGUAGES, pickLanguage } from '../i18n';
 import { useAppData } from '../hooks/useAppData';
@@ -8,6 +10,7 @@ export function Header() {
   const { t, i18n } = useTranslation();
   const api = useApi();
   const { info, health, endpoints, connected } = useAppData();
+  const [pauseError, setPauseError] = useState('');
   const total = endpoints.length;
   const healthy = health.items.filter((h) => h.status === 'healthy').length;
   const lang = pickLanguage(i18n.language);
@@ -18,6 +21,13 @@ export function Header() {
     void api.updateSettings({ language: code }).catch(() => undefined);
   };
 
+  // The answer and the info event both carry the new state; the event reaches every window, the tray's too.
+  const pauseOrResume = (pause: boolean) => {
+    setPauseError('');
+    (pause ? api.pause(15) : api.resume()).catch((err: unknown) => setPauseError(err instanceof Error ? err.message : String(err)));
+  };
+  const until = info?.paused_until ? new Date(info.paused_until).toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit', hour12: false }) : '';
+
   return (
     <header className="app-header">
       <h1>{t('app.title')}</h1>
@@ -26,7 +36,18 @@ export function Header() {
           <span className="muted">{t('header.proxy')}</span>{' '}
           <code data-testid="proxy-url">{info.proxy_url}</code>{' '}
           <CopyButton text={info.proxy_url} label={t('header.copy')} />
-          {info.paused && <span className="tag warn">{t('app.paused')}</span>}
+          {info.paused && (
+            <span className="tag warn" data-testid="paused" role="status">
+              <Pause />
+              {until ? t('app.pausedUntil', { time: until }) : t('app.paused')}
+            </span>
+          )}{' '}
+          {info.paused ? (
+            <button type="button" onClick={() => pauseOrResume(false)}><Play />{t('header.resume')}</button>
+          ) : (
+            <button type="button" title={t('header.pauseHint')} onClick={() => pauseOrResume(true)}><Pause />{t('header.pause15')}</button>
+          )}
+          {pauseError && <span className="error" role="alert">{pauseError}</span>}
         </div>
       )}
       <div className="health-count" data-testid="health-count" aria-live="polite">

@@ -101,7 +101,7 @@ function AttemptItem({ a }: { a: Attempt }) {
           )}
         </div>
       )}
-      {a.message && <div className="attempt-msg">{a.message}</div>}
+      {a.message && <div className="attempt-msg"><code className="quoted">{a.message}</code></div>}
       {a.body_head && <pre className="body-head">{a.body_head}</pre>}
     </li>
   );

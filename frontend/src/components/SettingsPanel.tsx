@@ -5,9 +5,11 @@ import { useApi } from '../api/context';
 import type { BreakerParams, CaptureMode, Settings, Strategy } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 import { BREAKER_FIELDS } from './EndpointForm';
+import { BackupPanel } from './BackupPanel';
 import { ClaudeCodePanel } from './ClaudeCodePanel';
 import { CodexPanel } from './CodexPanel';
 import { PricesEditor } from './PricesEditor';
+import { SyncPanel } from './SyncPanel';
 
 const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session'];
 const CAPTURE_MODES: CaptureMode[] = ['off', 'errors', 'all'];
@@ -53,8 +55,10 @@ export function SettingsPanel() {
     setGeneral('');
     setNotice('');
     try {
-      // The client leaves `prices` out: the Prices editor below saves them on its own.
-      const saved = await api.updateSettings(draft);
+      // The client leaves `prices` out: the Prices editor below saves them on its own. `start_at_login` goes only
+      // when toggled: the server writes or removes the login entry for it (docs/BEHAVIOUR.md#start-at-login).
+      const { start_at_login: startAtLogin, ...rest } = draft;
+      const saved = await api.updateSettings(startAtLogin === settings?.start_at_login ? rest : draft);
       setSettings(saved);
       setNotice(t('settings.saved'));
     } catch (err) {
@@ -146,6 +150,12 @@ export function SettingsPanel() {
         <label className="check">
           <input type="checkbox" checked={!!draft.notifications} onChange={(e) => setDraft({ ...draft, notifications: e.target.checked })} /> {t('settings.notifications')}
         </label>
+        <label className="check">
+          <input type="checkbox" checked={!!draft.start_at_login} aria-describedby={`${uid}-login-help`} onChange={(e) => setDraft({ ...draft, start_at_login: e.target.checked })} />{' '}
+          {t('settings.startAtLogin')}
+        </label>
+        <p className="muted" id={`${uid}-login-help`}>{t('settings.startAtLoginHelp')}</p>
+        {errors.start_at_login && <p className="error" role="alert">{errors.start_at_login}</p>}
         <div className="actions">
           <button type="submit" className="primary">{t('settings.save')}</button>
           {notice && <span className="notice" role="status">{notice}</span>}
@@ -154,6 +164,8 @@ export function SettingsPanel() {
       <PricesEditor />
       <ClaudeCodePanel />
       <CodexPanel />
+      <BackupPanel />
+      <SyncPanel />
     </section>
   );
 }

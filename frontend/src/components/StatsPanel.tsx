@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { saveBlob } from '../download';
 import { RefreshCw } from 'lucide-react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApi } from '../api/context';
@@ -29,18 +30,6 @@ const KIND_COLOURS = { input: '#2563eb', cache_read: '#0891b2', cache_write: '#9
 const KINDS = ['input', 'cache_read', 'cache_write', 'output'] as const;
 
 const tooltipStyle = { background: 'var(--surface)', border: '1px solid var(--border)' };
-
-/** Saves a blob under a file name through a temporary link. */
-function saveBlob(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 export function StatsPanel() {
   const { t, i18n } = useTranslation();

@@ -78,6 +78,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
     onHealth: putHealth,
     onEndpoints: setEndpoints,
     onSettings: setSettings,
+    onInfo: setInfo,
     onLog: (row) => logListeners.current.forEach((fn) => fn(row)),
     onReconnect: () => void refresh(),
     onConnectionChange: setConnected,

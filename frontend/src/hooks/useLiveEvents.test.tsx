@@ -16,8 +16,9 @@ describe('useLiveEvents', () => {
     const es = stubEventSource();
     const onHealth = vi.fn();
     const onLog = vi.fn();
+    const onInfo = vi.fn();
     const onReconnect = vi.fn();
-    const { unmount } = renderHook(() => useLiveEvents(new ApiClient(), { onHealth, onLog, onReconnect }));
+    const { unmount } = renderHook(() => useLiveEvents(new ApiClient(), { onHealth, onLog, onInfo, onReconnect }));
     expect(es.instances).toHaveLength(1);
     expect(es.instances[0].url).toBe('/api/events');
 
@@ -25,7 +26,9 @@ describe('useLiveEvents', () => {
       es.instances[0].open();
       es.instances[0].emit('health', [{ id: 'e1' }]);
       es.instances[0].emit('log', { id: 1 });
+      es.instances[0].emit('info', { paused: true, paused_until: null });
     });
+    expect(onInfo).toHaveBeenCalledWith({ paused: true, paused_until: null });
     expect(onHealth).toHaveBeenCalledWith([{ id: 'e1' }]);
     expect(onLog).toHaveBeenCalledWith({ id: 1 });
     expect(onReconnect).not.toHaveBeenCalled();

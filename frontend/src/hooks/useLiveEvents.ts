@@ -3,13 +3,15 @@
 // it restarts) the browser gives up, so we open a fresh stream after a pause.
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ApiClient } from '../api/client';
-import type { Endpoint, Health, LogRow, Settings } from '../api/types';
+import type { Endpoint, Health, Info, LogRow, Settings } from '../api/types';
 
 export interface LiveHandlers {
   onHealth?: (h: Health[]) => void;
   onEndpoints?: (e: Endpoint[]) => void;
   onLog?: (row: LogRow) => void;
   onSettings?: (s: Settings) => void;
+  /** The instance's info changed: paused or resumed (from the tray too), the log's drop counters. */
+  onInfo?: (i: Info) => void;
   /** The stream came back after a break: lists may have missed events. */
   onReconnect?: () => void;
   onConnectionChange?: (connected: boolean) => void;
@@ -75,6 +77,10 @@ export function useLiveEvents(api: ApiClient, handlers: LiveHandlers): void {
       source.addEventListener('settings', (ev) => {
         const v = parse<Settings>(ev as MessageEvent);
         if (v) ref.current.onSettings?.(v);
+      });
+      source.addEventListener('info', (ev) => {
+        const v = parse<Info>(ev as MessageEvent);
+        if (v) ref.current.onInfo?.(v);
       });
     };
 

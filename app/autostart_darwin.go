@@ -1,0 +1,21 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// autostart is a LaunchAgent: ~/Library/LaunchAgents/<autostartID>.plist,
+// which launchd runs at login (RunAtLoad). Written here, not loaded with
+// launchctl: it applies from the next login, as on the other systems.
+func (a *App) autostart() autostart {
+	home := a.opts.HomeDir
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			home = "."
+		}
+	}
+	return fileAutostart{path: filepath.Join(home, "Library", "LaunchAgents", autostartID+".plist"),
+		content: launchAgent, on: func([]byte) bool { return true }}
+}

@@ -1,0 +1,194 @@
+package app
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// validateDesktopFile runs desktop-file-validate (Debian: desktop-file-utils);
+// without it the test fails, as a skipped check would pass unseen.
+func validateDesktopFile(t *testing.T, path string) {
+	t.Helper()
+	tool, err := exec.LookPath("desktop-file-validate")
+	if err != nil {
+		t.Fatalf("desktop-file-validate is needed to check the autostart entry (apt-get install desktop-file-utils): %v", err)
+	}
+	if out, err := exec.Command(tool, path).CombinedOutput(); err != nil || len(out) > 0 {
+		b, _ := os.ReadFile(path)
+		t.Errorf("desktop-file-validate %s: %v\n%s\n%s", path, err, out, b)
+	}
+}
+
+// The entry goes to $XDG_CONFIG_HOME/autostart/ccmesh.desktop, runs this
+// binary in the tray on this data dir, and passes desktop-file-validate.
+func TestStartAtLoginXDG(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "config dir")
+	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("HOME", t.TempDir())
+	data := filepath.Join(t.TempDir(), `data $dir "quoted" 100%`)
+	a := &App{opts: Options{DataDir: data}}
+	path := filepath.Join(config, "autostart", "ccmesh.desktop")
+
+	if a.startAtLogin() {
+		t.Fatal("on before anything was written")
+	}
+	if err := a.setStartAtLogin(true); err != nil {
+		t.Fatal(err)
+	}
+	validateDesktopFile(t, path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	args, _ := execArgs(t, b)
+	if want := []string{exe, "--minimized", "--data", data}; !slices.Equal(args, want) {
+		t.Errorf("Exec runs %q, want %q\n%s", args, want, b)
+	}
+	if !a.startAtLogin() {
+		t.Error("written but reads as off")
+	}
+	// Switched off by the desktop's own settings: off, and left alone.
+	if err := os.WriteFile(path, append(b, "Hidden=true\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a.startAtLogin() {
+		t.Error("Hidden=true reads as on")
+	}
+	if err := a.setStartAtLogin(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the entry is still there after turning it off: %v", err)
+	}
+	if err := a.setStartAtLogin(false); err != nil {
+		t.Errorf("turning off what is off: %v", err)
+	}
+
+	// XDG_CONFIG_HOME unset (or not absolute, which the spec says to
+	// ignore): ~/.config.
+	t.Setenv("XDG_CONFIG_HOME", "relative")
+	if got, want := a.autostart().where(), filepath.Join(os.Getenv("HOME"), ".config", "autostart", "ccmesh.desktop"); got != want {
+		t.Errorf("entry at %s, want %s", got, want)
+	}
+}
+
+// GET /api/settings reports what is on disk; a PUT that gives
+// start_at_login writes or removes the entry, one that does not leaves it.
+func TestStartAtLoginSetting(t *testing.T) {
+	h := newHarness(t)
+	path := filepath.Join(h.app.opts.HomeDir, ".config", "autostart", "ccmesh.desktop")
+	startAtLogin := func(r resp) bool {
+		t.Helper()
+		if r.status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		var s Settings
+		r.decode(t, &s)
+		return s.StartAtLogin
+	}
+	if startAtLogin(h.do("GET", "/api/settings", "")) {
+		t.Fatal("on in a fresh home")
+	}
+	events, unsubscribe := h.app.Events().Subscribe()
+	defer unsubscribe()
+	if !startAtLogin(h.do("PUT", "/api/settings", `{"start_at_login":true}`)) {
+		t.Error("PUT true answered false")
+	}
+	validateDesktopFile(t, path)
+	for ev := range events { // PUT publishes before it answers
+		if ev.Name == "settings" {
+			if !strings.Contains(string(ev.Data), `"start_at_login":true`) {
+				t.Errorf("settings event %s", ev.Data)
+			}
+			break
+		}
+		if len(events) == 0 {
+			t.Fatal("no settings event")
+		}
+	}
+	if !startAtLogin(h.do("GET", "/api/settings", "")) {
+		t.Error("GET after PUT true reads false")
+	}
+
+	// Removed by hand: GET says so, and a PUT of something else does not
+	// bring it back.
+	os.Remove(path)
+	if startAtLogin(h.do("GET", "/api/settings", "")) {
+		t.Error("GET reads true with no entry on disk")
+	}
+	if startAtLogin(h.do("PUT", "/api/settings", `{"strategy":"priority"}`)) {
+		t.Error("a PUT without start_at_login reads true")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a PUT without start_at_login wrote the entry: %v", err)
+	}
+
+	startAtLogin(h.do("PUT", "/api/settings", `{"start_at_login":true}`))
+	if startAtLogin(h.do("PUT", "/api/settings", `{"start_at_login":false}`)) {
+		t.Error("PUT false answered true")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("PUT false left the entry: %v", err)
+	}
+
+	// A directory that cannot be written: the answer names the entry, and
+	// nothing else of the PUT is saved.
+	if err := os.RemoveAll(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Dir(path), []byte("a file where the directory goes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := h.do("PUT", "/api/settings", `{"start_at_login":true,"strategy":"round-robin"}`)
+	var e struct{ Error apiError }
+	json.Unmarshal(r.body, &e)
+	if r.status != http.StatusInternalServerError || e.Error.Code != "start_at_login_failed" || e.Error.Field != "start_at_login" ||
+		!strings.Contains(e.Error.Message, path) {
+		t.Errorf("unwritable entry: %d %s", r.status, r.body)
+	}
+	if s := h.app.Snapshot().Settings; s.Strategy == "round-robin" {
+		t.Error("the rest of a failed PUT was saved")
+	}
+}
+
+// Start at login belongs to the machine: a backup never carries it, and an
+// import neither lists it as a change nor touches the entry.
+func TestStartAtLoginStaysOutOfBackups(t *testing.T) {
+	h := newHarness(t)
+	path := filepath.Join(h.app.opts.HomeDir, ".config", "autostart", "ccmesh.desktop")
+	if r := h.do("PUT", "/api/settings", `{"start_at_login":true}`); r.status != http.StatusOK {
+		t.Fatalf("PUT: %d %s", r.status, r.body)
+	}
+	r := h.do("POST", "/api/export", `{"keys":false}`)
+	if r.status != http.StatusOK || strings.Contains(string(r.body), `"start_at_login":true`) {
+		t.Fatalf("export: %d, carries start at login:\n%s", r.status, r.body)
+	}
+	// The file, as another machine wrote it, says off; and another strategy.
+	var doc map[string]any
+	r.decode(t, &doc)
+	doc["settings"].(map[string]any)["strategy"] = "round-robin"
+	file, _ := json.Marshal(doc)
+	var rep ImportReport
+	h.do("POST", "/api/import/preview", string(file)).decode(t, &rep)
+	if !slices.Equal(rep.Settings, []string{"strategy"}) {
+		t.Errorf("preview lists settings %q, want only strategy", rep.Settings)
+	}
+	if r := h.do("POST", "/api/import", string(file)); r.status != http.StatusOK {
+		t.Fatalf("import: %d %s", r.status, r.body)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the import removed the entry: %v", err)
+	}
+	var s Settings
+	h.do("GET", "/api/settings", "").decode(t, &s)
+	if !s.StartAtLogin || s.Strategy != "round-robin" {
+		t.Errorf("after the import: start_at_login %v, strategy %q", s.StartAtLogin, s.Strategy)
+	}
+}

@@ -1,0 +1,62 @@
+package app
+
+import (
+	"errors"
+
+	"golang.org/x/sys/windows/registry"
+)
+
+// runKey is the current user's Run key: Windows starts each value's
+// command line at login.
+const runKey = `Software\Microsoft\Windows\CurrentVersion\Run`
+
+// runKeyName is ccmesh's value under runKey.
+const runKeyName = "ccmesh"
+
+// autostart is the value runKeyName under HKCU\…\Run, holding
+// runKeyValue's command line.
+func (a *App) autostart() autostart { return runKeyAutostart{} }
+
+type runKeyAutostart struct{}
+
+func (runKeyAutostart) where() string { return `HKCU\` + runKey + `\` + runKeyName }
+
+func (runKeyAutostart) enabled() (bool, error) {
+	k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.QUERY_VALUE)
+	if errors.Is(err, registry.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer k.Close()
+	_, _, err = k.GetStringValue(runKeyName)
+	if errors.Is(err, registry.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (runKeyAutostart) enable(args []string) error {
+	k, _, err := registry.CreateKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	return k.SetStringValue(runKeyName, runKeyValue(args))
+}
+
+func (runKeyAutostart) disable() error {
+	k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
+	if errors.Is(err, registry.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	if err := k.DeleteValue(runKeyName); err != nil && !errors.Is(err, registry.ErrNotExist) {
+		return err
+	}
+	return nil
+}
