@@ -52,6 +52,7 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 	now := time.Now()
 	d := q.decide(now, true)
 	x.Excluded = append(x.Excluded, d.excluded...)
+	x.Excluded = append(x.Excluded, snap.offList(q.pi)...)
 	if len(d.cands) == 0 {
 		switch {
 		case d.byBreaker == 0:
@@ -73,6 +74,28 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 		}
 	}
 	return x
+}
+
+// offList is every endpoint that is not on protocol pi's routable list,
+// with the reason, in list order: disabled, another protocol's endpoint
+// that names no model, or left out by a fast queue.
+func (s *snapshot) offList(pi int) []Excluded {
+	var out []Excluded
+	for _, c := range s.cfg.Endpoints {
+		e := s.byName[c.Name]
+		if e == nil || slices.Contains(s.lists[pi], e) {
+			continue
+		}
+		why := ExcludedNotFast
+		switch {
+		case !e.Enabled:
+			why = ExcludedDisabled
+		case !e.canServe(pi):
+			why = ExcludedProtocol
+		}
+		out = append(out, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: why})
+	}
+	return out
 }
 
 // peekStart is where the attempt loop would start over cands, reading the

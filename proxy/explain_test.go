@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func TestExplain(t *testing.T) {
 	for _, e := range x.Excluded {
 		why[e.Endpoint] = e.Reason
 	}
-	if why["a"] != ExcludedBreaker || why["d"] != ExcludedModel || len(why) != 2 || x.Outcome != "" {
+	if why["a"] != ExcludedBreaker || why["d"] != ExcludedModel || why["c"] != ExcludedProtocol || len(why) != 3 || x.Outcome != "" {
 		t.Errorf("excluded %v outcome %q", why, x.Outcome)
 	}
 
@@ -35,10 +36,12 @@ func TestExplain(t *testing.T) {
 		t.Errorf("no candidates: %+v", x)
 	}
 	// Chat clients: c serves every model of its own protocol, b only its
-	// claude-*; d, an Anthropic endpoint, names gpt-* and is translated to.
+	// claude-*; d, an Anthropic endpoint, names gpt-* and is translated to;
+	// a names no model, so it is not offered to Chat clients at all.
 	x = h.srv.Explain(ProtocolOpenAIChat, "gpt-x")
 	if len(x.Candidates) != 2 || x.Candidates[0].Endpoint != "c" || x.Candidates[1].Endpoint != "d" || x.Candidates[0].Translated || !x.Candidates[1].Translated ||
-		x.Translated["d"] != "openai-chat→anthropic" || len(x.Excluded) != 1 || x.Excluded[0].Reason != ExcludedModel {
+		x.Translated["d"] != "openai-chat→anthropic" || len(x.Excluded) != 2 || x.Excluded[0].Reason != ExcludedModel ||
+		x.Excluded[1].Endpoint != "a" || x.Excluded[1].Reason != ExcludedProtocol {
 		t.Errorf("chat clients: %+v", x)
 	}
 
@@ -54,5 +57,25 @@ func TestExplain(t *testing.T) {
 	x = h.srv.Explain(ProtocolAnthropic, "claude-sonnet-4-5")
 	if h.breakers.Get(2).View(time.Now()).State != breaker.Open || h.srv.cursors[0].Load() != seen {
 		t.Error("the dry run moved a breaker or a cursor")
+	}
+}
+
+// A dry run names every endpoint it does not offer: one left out by the
+// fast queue, a disabled one, and another protocol's that names no model.
+func TestExplainNamesEndpointsOffTheList(t *testing.T) {
+	fast, slow, off := ep(1, "fast", "http://127.0.0.1:1"), ep(2, "slow", "http://127.0.0.1:1"), ep(3, "off", "http://127.0.0.1:1")
+	fast.Fast, off.Enabled = true, false
+	h := newHarness(t, Config{Endpoints: []Endpoint{fast, slow, off, chatEp(4, "chat", "http://127.0.0.1:1")}})
+	x := h.srv.Explain(ProtocolAnthropic, "claude-sonnet-4-5")
+	if len(x.Candidates) != 1 || x.Candidates[0].Endpoint != "fast" {
+		t.Fatalf("candidates %+v", x.Candidates)
+	}
+	got := map[string]Exclusion{}
+	for _, e := range x.Excluded {
+		got[e.Endpoint] = e.Reason
+	}
+	want := map[string]Exclusion{"slow": ExcludedNotFast, "off": ExcludedDisabled, "chat": ExcludedProtocol}
+	if !maps.Equal(got, want) {
+		t.Errorf("excluded %v, want %v", got, want)
 	}
 }

@@ -97,6 +97,13 @@ const (
 	// ExcludedBreaker: the breaker is Open before its cooldown ends, or
 	// HalfOpen with its one probe permit taken (ProbeInFlight).
 	ExcludedBreaker Exclusion = "breaker"
+	// ExcludedNotFast: the endpoint could serve the client but is not in
+	// the fast queue, which has members for this protocol. Only a dry run
+	// (Server.Explain) names it; a request's routing lists the routable
+	// list's endpoints only.
+	ExcludedNotFast Exclusion = "not_fast"
+	// ExcludedDisabled: the endpoint is disabled (dry runs only, as above).
+	ExcludedDisabled Exclusion = "disabled"
 )
 
 // Excluded is an endpoint routing left out, and why. State, BreakerReason,

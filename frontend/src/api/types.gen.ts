@@ -22,7 +22,7 @@ export type CaptureMode = "off" | "errors" | "all";
 export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation" | "hedge_cancelled";
 
 /** Go: proxy.Exclusion */
-export type Exclusion = "model" | "protocol" | "breaker";
+export type Exclusion = "model" | "protocol" | "breaker" | "not_fast" | "disabled";
 
 export type HealthStatus = "healthy" | "unhealthy" | "recovering" | "disabled";
 

@@ -260,6 +260,8 @@ const en = {
       protocol: 'speaks {{protocol}}; model not named',
       protocolUnknown: 'speaks another protocol; model not named',
       breaker: 'breaker not available',
+      notFast: 'not in the fast queue (while it has endpoints for this client, only they take requests)',
+      disabled: 'disabled',
     },
     // What went wrong in an attempt (docs/BEHAVIOUR.md#attempt-loop).
     errorType: {
