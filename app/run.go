@@ -42,6 +42,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	srv.RegisterOnShutdown(a.endStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go a.checkHistory(ctx)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
@@ -76,6 +77,19 @@ func startServing(ctx context.Context, opts Options, inst *Instance) (*App, net.
 	}
 	fmt.Printf("ccmesh %s listening on %s — UI: %s/ui/?token=%s\n", Version, a.ProxyURL(), a.ProxyURL(), url.QueryEscape(a.AdminToken()))
 	return a, ln, nil
+}
+
+// checkHistory checks the request log's tables once ccmesh serves (start-up
+// checks only the configuration's, to start fast); damage there is logged
+// for the user to act on, and ccmesh keeps serving.
+func (a *App) checkHistory(ctx context.Context) {
+	err := a.db.CheckHistory(ctx)
+	switch {
+	case err == nil:
+		a.log.Debug().Msg("request log tables checked")
+	case ctx.Err() == nil:
+		a.log.Error().Err(err).Str("code", "DB-002").Msg("request log tables damaged")
+	}
 }
 
 // RunHeadless serves the proxy, the admin API and the UI until ctx ends.

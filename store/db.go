@@ -148,12 +148,8 @@ func (db *DB) init(ctx context.Context, created bool) error {
 	if err != nil {
 		return db.openError(err)
 	}
-	var check string
-	if err := db.sql.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check); err != nil {
+	if err := db.quickCheck(ctx, false); err != nil {
 		return db.openError(err)
-	}
-	if check != "ok" {
-		return db.openError(fmt.Errorf("integrity check: %s: %w", check, errCorrupt))
 	}
 	if err := db.migrate(ctx, !created && objects > 0); err != nil {
 		return err
@@ -176,6 +172,62 @@ func (db *DB) init(ctx context.Context, created bool) error {
 }
 
 var errCorrupt = errors.New("database is corrupt")
+
+// historyTables grow with use (the request log, its statistics and
+// captures): checking their pages takes time in proportion to the file, so
+// start-up checks every other table, the configuration, and CheckHistory
+// the rest once ccmesh serves (docs/BEHAVIOUR.md#bad-input-and-faults).
+var historyTables = map[string]bool{
+	"request_logs": true, "usage_minutes": true, "usage_hours": true, "captures": true, "capture_bytes": true,
+}
+
+// quickCheck runs SQLite's quick_check on the history tables (history) or
+// on every other table.
+func (db *DB) quickCheck(ctx context.Context, history bool) error {
+	rows, err := db.sql.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		if historyTables[name] == history {
+			tables = append(tables, name)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		var check string
+		// A table's check covers its indexes too.
+		if err := db.sql.QueryRowContext(ctx, `PRAGMA quick_check("`+strings.ReplaceAll(t, `"`, `""`)+`")`).Scan(&check); err != nil {
+			return err
+		}
+		if check != "ok" {
+			return fmt.Errorf("integrity check of %s: %s: %w", t, check, errCorrupt)
+		}
+	}
+	return nil
+}
+
+// CheckHistory checks the pages of the request log, statistics and
+// capture tables, which Open leaves out to start fast. A damaged page
+// there is reported, not repaired: the configuration is unaffected and
+// the file is left as it is for the user to act on.
+func (db *DB) CheckHistory(ctx context.Context) error {
+	if err := db.quickCheck(ctx, true); err != nil {
+		return fmt.Errorf("database %s: the request log, statistics or captures are damaged (%w); the "+
+			"configuration is intact and ccmesh keeps running, but log pages may fail to read or write: stop "+
+			"ccmesh and restore a backup (%s.bak-*), or export the configuration and start with a new file", db.path, err, db.path)
+	}
+	return nil
+}
 
 // openError turns SQLite's codes for a bad file or a lock into words a user
 // can act on; the file itself is never touched.

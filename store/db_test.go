@@ -335,3 +335,52 @@ func TestOpenReadOnlyFile(t *testing.T) {
 		t.Error("the refused Open changed the file")
 	}
 }
+
+// Open checks the configuration's tables; the request log's are checked by
+// CheckHistory once ccmesh serves, so a damaged log page neither slows nor
+// stops start-up, and is still found.
+func TestDamagedLogPageFoundAfterOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ccmesh.db")
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, db, endpointPatch("kept"))
+	batch := make([]RequestLog, 2000)
+	for i := range batch {
+		batch[i] = RequestLog{At: time.Now(), Path: "/v1/messages", Endpoint: "kept", Status: 200, Error: strings.Repeat("x", 200)}
+	}
+	if err := db.insertLogs(t.Context(), batch, make([][]byte, len(batch)), make([][]byte, len(batch))); err != nil {
+		t.Fatal(err)
+	}
+	var root, pageSize int64
+	if err := db.sql.QueryRowContext(t.Context(), `SELECT rootpage FROM sqlite_master WHERE name = 'request_logs'`).Scan(&root); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.sql.QueryRowContext(t.Context(), `PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Scribble over the middle of the log table's root page (an interior
+	// page of its b-tree, with 2000 rows).
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xA5}, int(pageSize)-200), (root-1)*pageSize+100); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	db = openAt(t, path)
+	if got, err := db.ListEndpoints(t.Context()); err != nil || len(got) != 1 || got[0].Name != "kept" {
+		t.Errorf("endpoints after a damaged log page: %+v, %v", got, err)
+	}
+	err = db.CheckHistory(t.Context())
+	if err == nil || !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), "request_logs") ||
+		!strings.Contains(err.Error(), "configuration is intact") {
+		t.Errorf("CheckHistory = %v, want the damaged request_logs named", err)
+	}
+}
