@@ -166,6 +166,31 @@ func TestLogChecks(t *testing.T) {
 	}
 }
 
+// The log's CPU cost per request is judged against +10% of log-off's.
+func TestLogCPUCheck(t *testing.T) {
+	for _, tt := range []struct {
+		on      float64
+		wantRow string
+	}{
+		{208, "| request log on − off, CPU per request | +4% | ≤ +10% | met | 208 vs 200 µs (+8 µs) |"},
+		{244, "| request log on − off, CPU per request | +22% | ≤ +10% | **not met** | 244 vs 200 µs (+44 µs) |"},
+	} {
+		path := writeLines(t, []string{
+			`{"mode":"rate","target":"log-off","round":1,"conns":64,"p99_us":100,"cpu_per_req_us":200}`,
+			fmt.Sprintf(`{"mode":"rate","target":"log-on","round":1,"conns":64,"p99_us":100,"cpu_per_req_us":%v}`, tt.on),
+		})
+		rs, err := load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		logChecks(rs)[1].render(&out)
+		if got := strings.TrimSpace(out.String()); got != tt.wantRow {
+			t.Errorf("row %q\nwant %q", got, tt.wantRow)
+		}
+	}
+}
+
 // writeLines writes raw result lines.
 func writeLines(t *testing.T, lines []string) string {
 	t.Helper()
