@@ -120,6 +120,7 @@ func (p *healthPublisher) publish() {
 	}
 	if a.events.Subscribers() == 0 {
 		p.last = nil
+		a.events.Wake()
 		return
 	}
 	data, err := json.Marshal(a.Health())

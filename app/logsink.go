@@ -68,6 +68,7 @@ func LogRow(rec *proxy.Record) store.RequestLog {
 // new rows go to the UI's live stream as written, without reading them back.
 func (a *App) onLogsWritten(rows []store.RequestLog) {
 	if a.events.Subscribers() == 0 {
+		a.events.Wake() // the tray counts today's requests: one signal for the batch
 		return
 	}
 	for _, row := range rows {

@@ -51,11 +51,7 @@ func (a *App) setPause(on bool, d time.Duration) {
 	p := &a.pause
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.timer != nil {
-		p.timer.Stop() // if it fired already, its gen no longer matches
-		p.timer = nil
-	}
-	p.gen++
+	p.disarm()
 	next := pauseNow{on: on}
 	if on && d > 0 {
 		next.until = time.Now().Add(d)
@@ -94,6 +90,12 @@ func (a *App) stopPause() {
 	p := &a.pause
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.disarm()
+}
+
+// disarm stops a timed pause's timer; if it fired already and waits for
+// mu, the new gen makes it do nothing. Callers hold mu.
+func (p *pauseState) disarm() {
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil

@@ -49,8 +49,10 @@ func (t *tray) onReady() {
 // breaker changes that request caused (a forced change publishes
 // "health").
 func (t *tray) loop() {
-	events, unsubscribe := t.d.a.events.Subscribe()
-	defer unsubscribe()
+	// A watch, not a subscription: the tray reads the App's state itself,
+	// so no event is marshalled for it (a logged request costs a signal).
+	events, unwatch := t.d.a.events.Watch()
+	defer unwatch()
 	for {
 		select {
 		case <-t.open.ClickedCh:

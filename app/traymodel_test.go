@@ -221,8 +221,8 @@ func TestTrayFollowsEvents(t *testing.T) {
 	h := newHarness(t)
 	up, _ := fakeAnthropic(t)
 	e := h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"anthropic","api_key":"k"}`)
-	events, unsubscribe := h.app.Events().Subscribe()
-	defer unsubscribe()
+	events, unwatch := h.app.Events().Watch() // as the tray watches
+	defer unwatch()
 	// after waits for the tray's view, recomputed at each event as the tray
 	// does, to show what it should; a change without an event fails.
 	after := func(what string, cond func(TrayView) bool) {
