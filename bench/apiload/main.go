@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 	"io"
 	"log"
 	"net/http"
@@ -135,9 +136,9 @@ func run(c *client, ks []kind, n int) []result {
 	for i := range out {
 		ds := lat[i]
 		slices.Sort(ds)
-		out[i].P50Us, out[i].P99Us = us(percentile(ds, 50)), us(percentile(ds, 99))
+		out[i].P50Us, out[i].P99Us = stat.Us(stat.Percentile(ds, 50)), stat.Us(stat.Percentile(ds, 99))
 		if len(ds) > 0 {
-			out[i].MaxUs = us(ds[len(ds)-1])
+			out[i].MaxUs = stat.Us(ds[len(ds)-1])
 		}
 	}
 	return out
@@ -197,16 +198,4 @@ func count(body []byte, field string) int {
 		return -1
 	}
 	return len(items)
-}
-
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
-// percentile is the nearest-rank percentile (0 < p ≤ 100) of sorted ds,
-// as bench/loadgen computes it; 0 for none.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(p/100*float64(len(sorted))+0.999999) - 1
-	return sorted[max(0, min(rank, len(sorted)-1))]
 }

@@ -59,19 +59,3 @@ func TestKindsAgainstTheApp(t *testing.T) {
 		}
 	}
 }
-
-func TestPercentile(t *testing.T) {
-	ds := make([]time.Duration, 100)
-	for i := range ds {
-		ds[i] = time.Duration(i+1) * time.Millisecond
-	}
-	for _, tc := range []struct {
-		p    float64
-		n    int
-		want time.Duration
-	}{{50, 100, 50 * time.Millisecond}, {99, 100, 99 * time.Millisecond}, {99, 50, 50 * time.Millisecond}, {50, 1, time.Millisecond}, {99, 0, 0}} {
-		if got := percentile(ds[:tc.n], tc.p); got != tc.want {
-			t.Errorf("p%v of %d = %v, want %v", tc.p, tc.n, got, tc.want)
-		}
-	}
-}

@@ -12,24 +12,6 @@ import (
 	"time"
 )
 
-func TestPercentile(t *testing.T) {
-	ds := []time.Duration{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	tests := []struct {
-		p    float64
-		want time.Duration
-	}{
-		{50, 5}, {90, 9}, {99, 10}, {100, 10}, {1, 1},
-	}
-	for _, tt := range tests {
-		if got := percentile(ds, tt.p); got != tt.want {
-			t.Errorf("percentile(1..10, %v) = %v, want %v", tt.p, got, tt.want)
-		}
-	}
-	if got := percentile(nil, 50); got != 0 {
-		t.Errorf("percentile(nil) = %v, want 0", got)
-	}
-}
-
 func TestStatTicks(t *testing.T) {
 	tests := []struct {
 		name    string

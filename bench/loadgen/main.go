@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 	"log"
 	"os"
 	"os/signal"
@@ -149,7 +150,7 @@ func run(ctx context.Context, c config) (*Result, error) {
 	default:
 		err = fmt.Errorf("unknown -mode %q", c.mode)
 	}
-	res.WallMs = ms(time.Since(start))
+	res.WallMs = stat.Ms(time.Since(start))
 	if err != nil {
 		return nil, err
 	}

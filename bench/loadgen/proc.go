@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 	"os"
 	"strconv"
 	"sync"
@@ -65,10 +66,10 @@ func (s *sampler) finish(r *Result) {
 	wall := time.Since(s.start)
 	if cpu, err := cpuTime(s.pids); err == nil {
 		d := cpu - s.cpuStart
-		r.CPUMs = ms(d)
+		r.CPUMs = stat.Ms(d)
 		r.CPUUtil = float64(d) / float64(wall)
 		if n := max(r.Requests, r.Streams); n > 0 {
-			r.CPUPerReqUs = us(d) / float64(n)
+			r.CPUPerReqUs = stat.Us(d) / float64(n)
 		}
 	}
 	rss, hwm, err := memory(s.pids)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 	"slices"
 	"time"
 )
@@ -50,25 +51,12 @@ type Result struct {
 	HWMKB       int64   `json:"hwm_kb,omitempty"`
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
-// percentile is the nearest-rank percentile (0 < p ≤ 100) of sorted ds; 0
-// for none.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(p/100*float64(len(sorted))+0.999999) - 1
-	return sorted[max(0, min(rank, len(sorted)-1))]
-}
-
 // fillLatency sorts ds in place and sets the request percentiles.
 func (r *Result) fillLatency(ds []time.Duration) {
 	slices.Sort(ds)
-	r.P50Us, r.P99Us = us(percentile(ds, 50)), us(percentile(ds, 99))
+	r.P50Us, r.P99Us = stat.Us(stat.Percentile(ds, 50)), stat.Us(stat.Percentile(ds, 99))
 	if len(ds) > 0 {
-		r.MaxUs = us(ds[len(ds)-1])
+		r.MaxUs = stat.Us(ds[len(ds)-1])
 	}
 }
 

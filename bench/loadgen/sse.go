@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 	"io"
 	"net/http"
 	"slices"
@@ -63,9 +64,9 @@ func runSSE(ctx context.Context, client *http.Client, c config, res *Result) err
 	slices.Sort(delays)
 	slices.Sort(firsts)
 	slices.Sort(contents)
-	res.EventP50Us, res.EventP99Us = us(percentile(delays, 50)), us(percentile(delays, 99))
-	res.FirstP50Us, res.FirstP99Us = us(percentile(firsts, 50)), us(percentile(firsts, 99))
-	res.ContentP50Us = us(percentile(contents, 50))
+	res.EventP50Us, res.EventP99Us = stat.Us(stat.Percentile(delays, 50)), stat.Us(stat.Percentile(delays, 99))
+	res.FirstP50Us, res.FirstP99Us = stat.Us(stat.Percentile(firsts, 50)), stat.Us(stat.Percentile(firsts, 99))
+	res.ContentP50Us = stat.Us(stat.Percentile(contents, 50))
 	return nil
 }
 
