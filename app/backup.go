@@ -291,26 +291,25 @@ func diffImport(st *State, patches []store.EndpointPatch, settings *Settings) Im
 // patchChanges names the JSON fields that p sets to a value other than
 // the one in stored (a patch of every field).
 func patchChanges(stored, p store.EndpointPatch) []string {
-	var out []string
-	sv, pv := reflect.ValueOf(stored), reflect.ValueOf(p)
-	for i := range pv.NumField() {
-		if pv.Field(i).IsNil() {
-			continue
-		}
-		if !sameJSON(sv.Field(i).Interface(), pv.Field(i).Interface()) {
-			name, _, _ := strings.Cut(pv.Type().Field(i).Tag.Get("json"), ",")
-			out = append(out, name)
-		}
-	}
-	return out
+	return changedFields(stored, p, true)
 }
 
 // settingsChanges names the settings whose values differ, in the order
 // the settings document has them.
 func settingsChanges(from, to Settings) []string {
-	out := []string{}
+	return append([]string{}, changedFields(from, to, false)...)
+}
+
+// changedFields names, in field order, the JSON fields of two values of
+// one struct type that encode differently; with skipNil, the fields to
+// leaves nil (a patch's "not given") are not compared.
+func changedFields[T any](from, to T, skipNil bool) []string {
+	var out []string
 	fv, tv := reflect.ValueOf(from), reflect.ValueOf(to)
 	for i := range fv.NumField() {
+		if skipNil && tv.Field(i).IsNil() {
+			continue
+		}
 		if !sameJSON(fv.Field(i).Interface(), tv.Field(i).Interface()) {
 			name, _, _ := strings.Cut(fv.Type().Field(i).Tag.Get("json"), ",")
 			out = append(out, name)
