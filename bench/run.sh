@@ -85,6 +85,12 @@ URL[direct]=http://$(addr_of "$WORK/direct.addr") PID[direct]=$LASTPID
 spawn baseline taskset -c $SERVER_CPU "$BIN/baseline" -upstream "http://$UP" -port-file "$WORK/baseline.addr"
 URL[baseline]=http://$(addr_of "$WORK/baseline.addr") PID[baseline]=$LASTPID
 
+# held: the same bare ReverseProxy holding a stream's first event and the
+# header until its second event, as ccmesh does (streams only): what the
+# prelude hold costs by itself, with nothing else of ccmesh.
+spawn held taskset -c $SERVER_CPU "$BIN/baseline" -hold-prelude -upstream "http://$UP" -port-file "$WORK/held.addr"
+URL[held]=http://$(addr_of "$WORK/held.addr") PID[held]=$LASTPID
+
 NGINX_PORT=$(free_port)
 mkdir -p "$WORK/nginx"
 sed -e "s|@PREFIX@|$WORK/nginx|g" -e "s|@LISTEN@|127.0.0.1:$NGINX_PORT|g" -e "s|@UPSTREAM@|$UP|g" \
@@ -212,7 +218,7 @@ for round in $(seq "$ROUNDS"); do
 		ts=("${TARGETS[@]}")
 		case ${spec#*|} in
 		tr) ts=("direct direct-chat" "${TARGETS[@]:1}" "${TR_TARGETS[@]}") ;;
-		tr-sse) ts=("direct direct-chat" "${TARGETS[@]:1}" "${TR_SSE[@]}") ;;
+		tr-sse) ts=("direct direct-chat" "${TARGETS[@]:1}" held "${TR_SSE[@]}") ;;
 		esac
 		# Rotate the order each round and test.
 		for i in "${!ts[@]}"; do

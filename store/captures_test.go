@@ -128,7 +128,7 @@ func insertCaptured(t *testing.T, db *DB, n int, total int64) []int64 {
 		}
 		batch[i], caps[i] = RequestLog{Path: "/v1/messages", Status: 500}, s
 	}
-	if err := db.insertBatch(t.Context(), batch, make([][]byte, n), make([][]byte, n), caps, total); err != nil {
+	if err := db.insertBatch(t.Context(), batch, make([][]byte, n), make([][]byte, n), caps, total, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := make([]int64, n)

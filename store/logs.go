@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -208,14 +207,19 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 // insertLogs writes a batch in one transaction and sets each row's ID.
 // routing and history hold the pre-encoded JSON (nil for NULL), by index.
 func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, history [][]byte) error {
-	return db.insertBatch(ctx, batch, routing, history, nil, DefaultCaptureTotal)
+	return db.insertBatch(ctx, batch, routing, history, nil, DefaultCaptureTotal, nil)
 }
 
 // insertBatch is insertLogs with the rows' encoded captures (nil for none),
 // by index, kept within captureTotal bytes in all.
 func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, history [][]byte,
-	captures []*storedCapture, captureTotal int64) error {
+	captures []*storedCapture, captureTotal int64, yield *yielder) error {
 	return db.write(ctx, func(tx *sql.Tx) error {
+		// The statements run under a context that cannot be cancelled:
+		// with one that can, the driver starts a watcher goroutine and a
+		// progress callback for every row. ctx is checked between rows
+		// instead, and ending it still rolls the transaction back.
+		ctx, abort := context.WithoutCancel(ctx), ctx
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO request_logs (at, protocol, path,
 			model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
 			duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
@@ -228,6 +232,9 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 		var usage usageSums
 		var capStmt *sql.Stmt // prepared at the batch's first capture
 		for i := range batch {
+			if err := abort.Err(); err != nil {
+				return err
+			}
 			r := &batch[i]
 			if r.At.IsZero() {
 				r.At = time.Now()
@@ -257,17 +264,17 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 			for j := range r.Usage {
 				usage.add(r.At, &r.Usage[j])
 			}
-			// Each row is ~20 µs of CPU in the pure-Go SQLite. Yielding
-			// between rows lets request goroutines run instead of queueing
-			// behind a whole batch when ccmesh has one core to itself.
-			runtime.Gosched()
+			yield.maybe()
 		}
 		if err := usage.write(ctx, tx); err != nil {
 			return err
 		}
 		if capStmt != nil {
-			return trimCaptures(ctx, tx, captureTotal)
+			if err := trimCaptures(ctx, tx, captureTotal); err != nil {
+				return err
+			}
 		}
+		yield.now() // before the commit
 		return nil
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -265,6 +264,7 @@ func (w *LogWriter) write(batch []RequestLog) {
 	routing := make([][]byte, len(batch))
 	history := make([][]byte, len(batch))
 	var captures []*storedCapture
+	yield := newYielder()
 	for i := range batch {
 		routing[i] = w.encode(batch[i].Routing, "routing")
 		history[i] = w.encode(batch[i].History, "history")
@@ -274,9 +274,10 @@ func (w *LogWriter) write(batch []RequestLog) {
 			}
 			captures[i] = w.encodeCapture(batch[i].Capture)
 		}
-		runtime.Gosched() // as in insertLogs: no burst holds the only P
+		yield.maybe()
 	}
-	err := w.db.insertBatch(w.ctx, batch, routing, history, captures, w.opts.CaptureTotalBytes)
+	yield.now() // before BEGIN and the statement's prepare
+	err := w.db.insertBatch(w.ctx, batch, routing, history, captures, w.opts.CaptureTotalBytes, &yield)
 	for i := range batch {
 		if r := &batch[i]; r.Done != nil {
 			id := r.ID

@@ -25,10 +25,11 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
 	upstream := flag.String("upstream", "", "upstream base URL, e.g. http://127.0.0.1:9000")
 	portFile := flag.String("port-file", "", "if set, write the bound address here once listening")
+	hold := flag.Bool("hold-prelude", false, "hold a stream's first event and the header until its second event, as ccmesh does")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *listen, *upstream, *portFile); err != nil {
+	if err := run(ctx, *listen, *upstream, *portFile, *hold); err != nil {
 		log.Fatalf("baseline: %v", err)
 	}
 }
@@ -53,10 +54,14 @@ func newProxy(upstream string) (*httputil.ReverseProxy, error) {
 	}, nil
 }
 
-func run(ctx context.Context, addr, upstream, portFile string) error {
+func run(ctx context.Context, addr, upstream, portFile string, hold bool) error {
 	rp, err := newProxy(upstream)
 	if err != nil {
 		return err
 	}
-	return serve.Serve(ctx, addr, portFile, rp)
+	var h http.Handler = rp
+	if hold {
+		h = holdPrelude(rp)
+	}
+	return serve.Serve(ctx, addr, portFile, h)
 }

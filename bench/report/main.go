@@ -167,7 +167,11 @@ Ratios (ccmesh ÷ baseline) compare added latencies from the same run.
   although sent ≥ 10 ms later (held back or coalesced). ccmesh holds
   ` + "`message_start`" + ` until the first content event by design (docs/BEHAVIOUR.md#streaming, so a
   stream that dies in its prelude fails over invisibly); that share is
-  counted separately as "prelude".
+  counted separately as "prelude". The streams also run against **held**:
+  the baseline holding the first event and the response header until the
+  second event (` + "`bench/baseline -hold-prelude`" + `), the hold with nothing
+  else of ccmesh, so that the first content event can be judged against
+  a proxy that keeps the same guarantee.
 
 `
 

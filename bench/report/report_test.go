@@ -518,3 +518,33 @@ func TestRunWritesExtra(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldBaseline: the first content event is judged against the plain
+// baseline and against the baseline holding the prelude, and the first
+// check says what the hold alone added.
+func TestHeldBaseline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	var lines []string
+	for round := 1; round <= 3; round++ {
+		for target, us := range map[string]int{"direct": 100, "baseline": 200, "held": 400, "ccmesh": 460} {
+			lines = append(lines, fmt.Sprintf(`{"mode":"sse","target":%q,"round":%d,"conns":8,"content_p50_us":%d}`, target, round, us))
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeTargets(&b, rs, nil)
+	for _, want := range []string{
+		"| SSE added first content event p50, 8 streams (÷ baseline) | 3.60× | ≤ 1.2× | **not met** | ccmesh +360 µs, baseline +100 µs; the baseline holding the prelude +300 µs |",
+		"| SSE added first content event p50, 8 streams (÷ baseline holding the prelude) | 1.20× | ≤ 1.2× | met | ccmesh +360 µs, held +300 µs |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("targets table lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -122,7 +123,7 @@ func writeStreams(b *strings.Builder, rs runs) {
 	for _, n := range []string{"8", "64"} {
 		test := "sse" + n
 		fmt.Fprintf(b, "### %s concurrent streams\n\n", n)
-		table(b, targets, []row{
+		table(b, append(slices.Clone(targets), "held"), []row{
 			medRow(rs, "per-event delay p50", "%.0f", test, evP50),
 			medRow(rs, "per-event delay p99", "%.0f", test, evP99),
 			addRow(rs, "added per-event p50", test, evP50),
