@@ -204,6 +204,12 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 	return deleted, nil
 }
 
+const insertLogSQL = `INSERT INTO request_logs (at, protocol, path,
+	model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
+	duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
+	client_gone, error, routing, history, resent_from)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
 // insertLogs writes a batch in one transaction and sets each row's ID.
 // routing and history hold the pre-encoded JSON (nil for NULL), by index.
 func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, history [][]byte) error {
@@ -220,14 +226,7 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 		// progress callback for every row. ctx is checked between rows
 		// instead, and ending it still rolls the transaction back.
 		ctx, abort := context.WithoutCancel(ctx), ctx
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO request_logs (at, protocol, path,
-			model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
-			duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
-			client_gone, error, routing, history, resent_from)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
+		stmt := tx.StmtContext(ctx, db.logInsert)
 		defer stmt.Close()
 		var usage usageSums
 		var capStmt *sql.Stmt // prepared at the batch's first capture

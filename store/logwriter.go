@@ -83,6 +83,11 @@ type LogWriter struct {
 	log  zerolog.Logger
 
 	queue chan RequestLog
+	// full wakes the writer when a batch's worth of rows is pending
+	// (queued, or taken and not yet written): the writer does not wake for
+	// every row, only for the first of a batch and then for the batch.
+	full    chan struct{}
+	pending atomic.Int64
 	// mu orders Enqueue's send before Close's final drain: Enqueue sends
 	// under the read lock, Close sets closed under the write lock, so no
 	// row can enter the queue after the writer has emptied it for the last
@@ -113,6 +118,7 @@ func NewLogWriter(db *DB, opts LogWriterOptions) *LogWriter {
 		opts:   opts,
 		log:    opts.Logger.With().Str("component", "logwriter").Logger(),
 		queue:  make(chan RequestLog, opts.QueueSize),
+		full:   make(chan struct{}, 1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		ctx:    ctx,
@@ -142,6 +148,12 @@ func (w *LogWriter) Enqueue(r RequestLog) bool {
 	if !w.closed {
 		select {
 		case w.queue <- r:
+			if w.pending.Add(1) >= int64(w.opts.BatchSize) {
+				select {
+				case w.full <- struct{}{}:
+				default: // a wake-up is already waiting
+				}
+			}
 			return true
 		default:
 		}
@@ -213,32 +225,60 @@ func (w *LogWriter) run() {
 
 	batch := make([]RequestLog, 0, w.opts.BatchSize)
 	for {
-		select {
-		case r := <-w.queue:
-			batch = append(batch, r)
-			if len(batch) == 1 {
+		if len(batch) == 0 {
+			// Idle: wait for a batch's first row.
+			select {
+			case r := <-w.queue:
+				batch = append(batch, r)
 				flush.Reset(w.opts.FlushInterval)
-			}
-			if len(batch) < w.opts.BatchSize {
+			case <-pruneAt.C:
+				pruneArmed = false
+				w.prune()
 				continue
+			case <-w.stop:
+				w.drain(batch)
+				return
 			}
-		case <-flush.C:
-		case <-pruneAt.C:
-			pruneArmed = false
-			w.prune()
-			continue
-		case <-w.stop:
-			w.drain(batch)
-			return
+		}
+		batch = w.take(batch)
+		if len(batch) < w.opts.BatchSize {
+			// Then for the batch to fill or its time to pass, not row by row.
+			select {
+			case <-w.full:
+				continue
+			case <-flush.C:
+				batch = w.take(batch)
+			case <-pruneAt.C:
+				pruneArmed = false
+				w.prune()
+				continue
+			case <-w.stop:
+				w.drain(batch)
+				return
+			}
 		}
 		flush.Stop()
 		w.write(batch)
+		w.pending.Add(-int64(len(batch)))
 		batch = batch[:0]
 		if w.opts.Retention != nil && !pruneArmed {
 			pruneArmed = true
 			pruneAt.Reset(w.opts.PruneInterval)
 		}
 	}
+}
+
+// take adds to batch what is queued, without waiting, up to a batch.
+func (w *LogWriter) take(batch []RequestLog) []RequestLog {
+	for len(batch) < w.opts.BatchSize {
+		select {
+		case r := <-w.queue:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
 }
 
 // drain writes what is left once Close has shut Enqueue out.

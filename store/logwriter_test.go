@@ -89,6 +89,26 @@ func TestLogWriterBatching(t *testing.T) {
 	})
 }
 
+// TestLogWriterFillsRowByRow: rows that come one at a time, the writer
+// idle between them, are written the moment the batch is full, not at
+// its flush interval.
+func TestLogWriterFillsRowByRow(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db := openBubbleDB(t, dir)
+		defer db.Close()
+		w := NewLogWriter(db, LogWriterOptions{BatchSize: 3, FlushInterval: time.Hour})
+		defer w.Close(context.Background())
+		for i := range 7 {
+			w.Enqueue(RequestLog{Path: "/v1/messages", Status: 200})
+			synctest.Wait()
+			if got, want := countLogs(t, db), (i+1)/3*3; got != want {
+				t.Fatalf("after row %d: %d rows written, want %d", i+1, got, want)
+			}
+		}
+	})
+}
+
 func TestLogWriterEncodesJSON(t *testing.T) {
 	db := openTestDB(t)
 	var ids atomic.Int64
