@@ -38,9 +38,10 @@ type DB struct {
 	// behind a log batch for a polling interval, and lets the wait be
 	// cancelled by ctx.
 	writeSem chan struct{}
-	// logInsert is the request log's INSERT, prepared once: preparing it
-	// per batch cost ~50 µs of a core the batch cannot give back.
+	// The log batch's statements, prepared once: preparing one per batch
+	// cost ~50 µs of a core the batch cannot give back.
 	logInsert *sql.Stmt
+	upsert    map[string]*sql.Stmt // usage bucket upsert, by table
 }
 
 // openOptions are knobs for tests; Open uses the defaults.
@@ -73,9 +74,9 @@ func open(ctx context.Context, path string, opts openOptions) (*DB, error) {
 		_ = sqlDB.Close()
 		return nil, err
 	}
-	if db.logInsert, err = sqlDB.PrepareContext(ctx, insertLogSQL); err != nil {
+	if err := db.prepare(ctx); err != nil {
 		_ = sqlDB.Close()
-		return nil, db.openError(fmt.Errorf("prepare the request log's insert: %w", err))
+		return nil, db.openError(err)
 	}
 	return db, nil
 }
@@ -361,8 +362,26 @@ func syncFile(path string) error {
 }
 
 // Close closes the database. Call it after the log writer is closed.
+// prepare prepares the statements every log batch runs.
+func (db *DB) prepare(ctx context.Context) error {
+	var err error
+	if db.logInsert, err = db.sql.PrepareContext(ctx, insertLogSQL); err != nil {
+		return fmt.Errorf("prepare the request log's insert: %w", err)
+	}
+	db.upsert = map[string]*sql.Stmt{}
+	for _, table := range []string{minuteTable, hourTable} {
+		if db.upsert[table], err = db.sql.PrepareContext(ctx, fmt.Sprintf(usageUpsert, table)); err != nil {
+			return fmt.Errorf("prepare the %s upsert: %w", table, err)
+		}
+	}
+	return nil
+}
+
 func (db *DB) Close() error {
 	_ = db.logInsert.Close()
+	for _, s := range db.upsert {
+		_ = s.Close()
+	}
 	if err := db.sql.Close(); err != nil {
 		return fmt.Errorf("close database %s: %w", db.path, err)
 	}

@@ -265,7 +265,7 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 			}
 			yield.maybe()
 		}
-		if err := usage.write(ctx, tx); err != nil {
+		if err := usage.write(ctx, tx, db.upsert); err != nil {
 			return err
 		}
 		if capStmt != nil {

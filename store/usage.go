@@ -110,7 +110,7 @@ func sumInto(m map[usageKey]*UsageDelta, k usageKey, d *UsageDelta) {
 
 // write upserts the sums into both bucket tables inside the log batch's
 // transaction, so rows and their statistics are written together or not.
-func (u *usageSums) write(ctx context.Context, tx *sql.Tx) error {
+func (u *usageSums) write(ctx context.Context, tx *sql.Tx, upsert map[string]*sql.Stmt) error {
 	for _, t := range []struct {
 		table string
 		sums  map[usageKey]*UsageDelta
@@ -118,10 +118,7 @@ func (u *usageSums) write(ctx context.Context, tx *sql.Tx) error {
 		if len(t.sums) == 0 {
 			continue
 		}
-		stmt, err := tx.PrepareContext(ctx, fmt.Sprintf(usageUpsert, t.table))
-		if err != nil {
-			return err
-		}
+		stmt := tx.StmtContext(ctx, upsert[t.table])
 		for k, d := range t.sums {
 			if _, err := stmt.ExecContext(ctx, k.start, k.endpointID, d.Endpoint, k.model,
 				d.Requests, d.Errors, d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning,

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -118,8 +120,23 @@ func runLatency(ctx context.Context, client *http.Client, c config, res *Result)
 		lat = append(lat, time.Since(t0))
 	}
 	res.Requests = len(lat) + res.Errors
+	res.SlowestAt = slowest(lat, len(lat)/100)
 	res.fillLatency(lat)
 	return nil
+}
+
+// slowest returns the positions (0-based, in order) of the n longest of
+// ds, which keeps its order: a pattern in them (every 32nd request, say)
+// points at what delays them.
+func slowest(ds []time.Duration, n int) []int {
+	idx := make([]int, len(ds))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ds[b], ds[a]) })
+	idx = idx[:min(n, len(idx))]
+	slices.Sort(idx)
+	return idx
 }
 
 // runRate releases requests on a fixed schedule to c.conns workers. A

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -290,5 +291,30 @@ func TestParseFlags(t *testing.T) {
 				t.Errorf("parse(%v) error = %v, want error %v", tt.args, err, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestSlowest(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		ds := make([]time.Duration, len(v))
+		for i, x := range v {
+			ds[i] = time.Duration(x) * time.Millisecond
+		}
+		return ds
+	}
+	tests := []struct {
+		ds   []time.Duration
+		n    int
+		want []int
+	}{
+		{ms(1, 9, 1, 1, 8, 1), 2, []int{1, 4}},
+		{ms(5, 5, 5), 2, []int{0, 1}}, // ties: the earlier first
+		{ms(1, 2), 5, []int{0, 1}},
+		{nil, 3, []int{}},
+	}
+	for _, tt := range tests {
+		if got := slowest(tt.ds, tt.n); !slices.Equal(got, tt.want) {
+			t.Errorf("slowest(%v, %d) = %v, want %v", tt.ds, tt.n, got, tt.want)
+		}
 	}
 }

@@ -23,6 +23,9 @@ type Result struct {
 	P50Us    float64 `json:"p50_us"`
 	P99Us    float64 `json:"p99_us"`
 	MaxUs    float64 `json:"max_us"`
+	// SlowestAt: latency mode, the positions of the slowest 1 % of the
+	// requests in the order they were sent.
+	SlowestAt []int `json:"slowest_at,omitempty"`
 
 	// SSE
 	Streams    int     `json:"streams,omitempty"`
