@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -208,4 +209,43 @@ func TestCaptureQueueBudget(t *testing.T) {
 			t.Errorf("captures %v; the dropped one made %d times", kept, srcs[1].calls)
 		}
 	})
+}
+
+// TestInsertBatchIDs: a batch long enough for the multi-row INSERT (two
+// statements of logInsertRows, then single rows) gives every row its own
+// id, and each capture goes with its own row.
+func TestInsertBatchIDs(t *testing.T) {
+	db := openTestDB(t)
+	addLogs(t, db, RequestLog{Path: "/before"}) // ids do not start at 1
+	n := 2*logInsertRows + 3
+	batch := make([]RequestLog, n)
+	caps := make([]*storedCapture, n)
+	enc := newEncoder()
+	defer enc.Close()
+	for i := range batch {
+		batch[i] = RequestLog{Path: fmt.Sprintf("/row/%d", i), Status: 200}
+		if i%3 == 0 {
+			s, err := encodeCapture(enc, sampleCapture(fmt.Sprintf("body %d", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			caps[i] = s
+		}
+	}
+	if err := db.insertBatch(t.Context(), batch, make([][]byte, n), make([][]byte, n), caps, DefaultCaptureTotal, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range batch {
+		got, err := db.GetLog(t.Context(), r.ID)
+		if err != nil || got.Path != r.Path {
+			t.Fatalf("row %d: id %d reads back %q (%v), want %q", i, r.ID, got.Path, err, r.Path)
+		}
+		c, err := db.GetCapture(t.Context(), r.ID)
+		switch {
+		case i%3 != 0 && err == nil:
+			t.Errorf("row %d has a capture it was not given", i)
+		case i%3 == 0 && (err != nil || string(c.RequestBody) != fmt.Sprintf("body %d", i)):
+			t.Errorf("row %d: capture %q (%v), want body %d", i, c.RequestBody, err, i)
+		}
+	}
 }

@@ -40,8 +40,9 @@ type DB struct {
 	writeSem chan struct{}
 	// The log batch's statements, prepared once: preparing one per batch
 	// cost ~50 µs of a core the batch cannot give back.
-	logInsert *sql.Stmt
-	upsert    map[string]*sql.Stmt // usage bucket upsert, by table
+	logInsert     *sql.Stmt            // one row
+	logInsertMany *sql.Stmt            // logInsertRows rows
+	upsert        map[string]*sql.Stmt // usage bucket upsert, by table
 }
 
 // openOptions are knobs for tests; Open uses the defaults.
@@ -365,7 +366,10 @@ func syncFile(path string) error {
 // prepare prepares the statements every log batch runs.
 func (db *DB) prepare(ctx context.Context) error {
 	var err error
-	if db.logInsert, err = db.sql.PrepareContext(ctx, insertLogSQL); err != nil {
+	if db.logInsert, err = db.sql.PrepareContext(ctx, insertLogSQL(1)); err != nil {
+		return fmt.Errorf("prepare the request log's insert: %w", err)
+	}
+	if db.logInsertMany, err = db.sql.PrepareContext(ctx, insertLogSQL(logInsertRows)); err != nil {
 		return fmt.Errorf("prepare the request log's insert: %w", err)
 	}
 	db.upsert = map[string]*sql.Stmt{}
@@ -379,6 +383,7 @@ func (db *DB) prepare(ctx context.Context) error {
 
 func (db *DB) Close() error {
 	_ = db.logInsert.Close()
+	_ = db.logInsertMany.Close()
 	for _, s := range db.upsert {
 		_ = s.Close()
 	}

@@ -204,11 +204,22 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 	return deleted, nil
 }
 
-const insertLogSQL = `INSERT INTO request_logs (at, protocol, path,
+// insertLogSQL inserts n request log rows.
+func insertLogSQL(n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", logColumnsN), ", ") + ")"
+	return `INSERT INTO request_logs (at, protocol, path,
 	model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
 	duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
 	client_gone, error, routing, history, resent_from)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+const (
+	logColumnsN = 22 // the columns insertLogSQL names
+	// logInsertRows is how many rows the batch's multi-row INSERT takes
+	// (bench/NOTES.md).
+	logInsertRows = 8
+)
 
 // insertLogs writes a batch in one transaction and sets each row's ID.
 // routing and history hold the pre-encoded JSON (nil for NULL), by index.
@@ -226,43 +237,64 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 		// progress callback for every row. ctx is checked between rows
 		// instead, and ending it still rolls the transaction back.
 		ctx, abort := context.WithoutCancel(ctx), ctx
-		stmt := tx.StmtContext(ctx, db.logInsert)
-		defer stmt.Close()
+		one := tx.StmtContext(ctx, db.logInsert)
+		defer one.Close()
+		many := tx.StmtContext(ctx, db.logInsertMany)
+		defer many.Close()
 		var usage usageSums
 		var capStmt *sql.Stmt // prepared at the batch's first capture
-		for i := range batch {
+		args := make([]any, 0, logInsertRows*logColumnsN)
+		for i := 0; i < len(batch); {
 			if err := abort.Err(); err != nil {
 				return err
 			}
-			r := &batch[i]
-			if r.At.IsZero() {
-				r.At = time.Now()
+			// logInsertRows rows in one statement where the batch has them:
+			// the per-statement cost is paid once for them all.
+			n, stmt := logInsertRows, many
+			if len(batch)-i < logInsertRows {
+				n, stmt = 1, one
 			}
-			res, err := stmt.ExecContext(ctx, r.At.UnixMilli(), r.Protocol, r.Path, r.ModelAsked,
-				r.ModelForwarded, r.Explicit, r.EndpointID, r.Endpoint, r.Status, r.Attempts,
-				r.DurationMs, r.TTFBMs, r.Stream, r.StreamEnd, r.TokensIn, r.TokensOut,
-				r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[i]), nullJSON(history[i]),
-				sql.NullInt64{Int64: r.ResentFrom, Valid: r.ResentFrom > 0})
+			args = args[:0]
+			for j := i; j < i+n; j++ {
+				r := &batch[j]
+				if r.At.IsZero() {
+					r.At = time.Now()
+				}
+				args = append(args, r.At.UnixMilli(), r.Protocol, r.Path, r.ModelAsked,
+					r.ModelForwarded, r.Explicit, r.EndpointID, r.Endpoint, r.Status, r.Attempts,
+					r.DurationMs, r.TTFBMs, r.Stream, r.StreamEnd, r.TokensIn, r.TokensOut,
+					r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[j]), nullJSON(history[j]),
+					sql.NullInt64{Int64: r.ResentFrom, Valid: r.ResentFrom > 0})
+			}
+			res, err := stmt.ExecContext(ctx, args...)
 			if err != nil {
 				return err
 			}
-			if r.ID, err = res.LastInsertId(); err != nil {
+			last, err := res.LastInsertId()
+			if err != nil {
 				return err
 			}
-			if i < len(captures) && captures[i] != nil {
-				if capStmt == nil {
-					if capStmt, err = tx.PrepareContext(ctx, insertCaptureSQL); err != nil {
+			// One statement's rows get consecutive ids: a new rowid is the
+			// largest plus one, and the transaction is the only writer.
+			for j := i; j < i+n; j++ {
+				r := &batch[j]
+				r.ID = last - int64(i+n-1-j)
+				if j < len(captures) && captures[j] != nil {
+					if capStmt == nil {
+						if capStmt, err = tx.PrepareContext(ctx, insertCaptureSQL); err != nil {
+							return err
+						}
+						defer capStmt.Close()
+					}
+					if err := insertCapture(ctx, capStmt, r.ID, captures[j]); err != nil {
 						return err
 					}
-					defer capStmt.Close()
 				}
-				if err := insertCapture(ctx, capStmt, r.ID, captures[i]); err != nil {
-					return err
+				for k := range r.Usage {
+					usage.add(r.At, &r.Usage[k])
 				}
 			}
-			for j := range r.Usage {
-				usage.add(r.At, &r.Usage[j])
-			}
+			i += n
 			yield.maybe()
 		}
 		if err := usage.write(ctx, tx, db.upsert); err != nil {
