@@ -162,39 +162,77 @@ func (db *DB) Stats(ctx context.Context, since time.Time) ([]StatPoint, error) {
 	return out, nil
 }
 
+// pruneChunk is how many rows one DELETE of Prune takes: a statement
+// cannot pause, so a prune of tens of thousands of rows in one would hold
+// a core for a second (bench/NOTES.md).
+var pruneChunk = 128
+
 // Prune applies retention: it keeps the newest maxRows logs and those
 // younger than maxAge (a limit ≤ 0 is off) and returns how many it deleted.
+// It deletes pruneChunk ids at a time, in one transaction, pausing
+// between them where the process has one P (see yielder).
 func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int64, error) {
 	var deleted int64
+	yield := newYielder()
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		if err := pruneUsage(ctx, tx, time.Now()); err != nil {
 			return err
 		}
+		// deleteUpTo deletes the rows with ids up to hi that also meet
+		// cond (with arg), pruneChunk ids at a time from the oldest:
+		// rowid ranges, each a short walk along the table.
+		deleteUpTo := func(hi int64, cond string, arg any) error {
+			var lo sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT min(id) FROM request_logs`).Scan(&lo); err != nil || !lo.Valid {
+				return err
+			}
+			// Prepared once: the statement's cascade to captures makes its
+			// preparing dearer than deleting a chunk.
+			stmt, err := tx.PrepareContext(ctx, `DELETE FROM request_logs WHERE id >= ? AND id < ? AND id <= ? AND `+cond)
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			for from := lo.Int64; from <= hi; from += int64(pruneChunk) {
+				if from > lo.Int64 {
+					yield.now()
+				}
+				res, err := stmt.ExecContext(ctx, from, from+int64(pruneChunk), hi, arg)
+				if err != nil {
+					return err
+				}
+				n, err := res.RowsAffected()
+				if err != nil {
+					return err
+				}
+				deleted += n
+			}
+			return nil
+		}
 		if maxAge > 0 {
-			res, err := tx.ExecContext(ctx, `DELETE FROM request_logs WHERE at < ?`,
-				time.Now().Add(-maxAge).UnixMilli())
-			if err != nil {
+			cutoff := time.Now().Add(-maxAge).UnixMilli()
+			var hi sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT max(id) FROM request_logs WHERE at < ?`, cutoff).Scan(&hi); err != nil {
 				return err
 			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
+			if hi.Valid {
+				if err := deleteUpTo(hi.Int64, "at < ?", cutoff); err != nil {
+					return err
+				}
 			}
-			deleted += n
 		}
 		if maxRows > 0 {
 			// ids grow with time, so "all but the newest maxRows" is every id
 			// at or below the (maxRows+1)-th newest.
-			res, err := tx.ExecContext(ctx, `DELETE FROM request_logs WHERE id <=
-				(SELECT id FROM request_logs ORDER BY id DESC LIMIT 1 OFFSET ?)`, maxRows)
+			var cut int64
+			err := tx.QueryRowContext(ctx, `SELECT id FROM request_logs ORDER BY id DESC LIMIT 1 OFFSET ?`, maxRows).Scan(&cut)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
 			if err != nil {
 				return err
 			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			deleted += n
+			return deleteUpTo(cut, "1 = ?", 1)
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -219,29 +220,34 @@ func TestPrune(t *testing.T) {
 		{"age", 0, 36 * time.Hour, 2, []int64{5, 4, 3}},
 		{"both", 1, 36 * time.Hour, 4, []int64{5}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			db := openTestDB(t)
-			addLogs(t, db,
-				RequestLog{ID: 1, At: now.Add(-72 * time.Hour)},
-				RequestLog{ID: 2, At: now.Add(-48 * time.Hour)},
-				RequestLog{ID: 3, At: now.Add(-24 * time.Hour)},
-				RequestLog{ID: 4, At: now.Add(-time.Hour)},
-				RequestLog{ID: 5, At: now},
-			)
-			n, err := db.Prune(t.Context(), tc.maxRows, tc.maxAge)
-			if err != nil {
-				t.Fatal(err)
-			}
-			items, _, err := db.ListLogs(t.Context(), LogFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := logIDs(items); n != tc.wantDeleted || !slices.Equal(got, tc.wantLeft) {
-				t.Errorf("Prune(%d, %v) deleted %d leaving %v, want %d leaving %v",
-					tc.maxRows, tc.maxAge, n, got, tc.wantDeleted, tc.wantLeft)
-			}
-		})
+	// Chunks of 2 rows make most cases take several DELETEs.
+	defer func(n int) { pruneChunk = n }(pruneChunk)
+	for _, chunk := range []int{pruneChunk, 2} {
+		pruneChunk = chunk
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/chunk %d", tc.name, chunk), func(t *testing.T) {
+				db := openTestDB(t)
+				addLogs(t, db,
+					RequestLog{ID: 1, At: now.Add(-72 * time.Hour)},
+					RequestLog{ID: 2, At: now.Add(-48 * time.Hour)},
+					RequestLog{ID: 3, At: now.Add(-24 * time.Hour)},
+					RequestLog{ID: 4, At: now.Add(-time.Hour)},
+					RequestLog{ID: 5, At: now},
+				)
+				n, err := db.Prune(t.Context(), tc.maxRows, tc.maxAge)
+				if err != nil {
+					t.Fatal(err)
+				}
+				items, _, err := db.ListLogs(t.Context(), LogFilter{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := logIDs(items); n != tc.wantDeleted || !slices.Equal(got, tc.wantLeft) {
+					t.Errorf("Prune(%d, %v) deleted %d leaving %v, want %d leaving %v",
+						tc.maxRows, tc.maxAge, n, got, tc.wantDeleted, tc.wantLeft)
+				}
+			})
+		}
 	}
 }
 
