@@ -15,7 +15,11 @@
 # /proc/PID/task/*/schedstat: precise, but blind to threads that exited
 # during the period) and ticks_ms (utime+stime from /proc/PID/stat: every
 # thread, in 10 ms ticks); ctx_switches sums voluntary and involuntary
-# switches of the threads; main_* are the ccmesh process's own.
+# switches of the threads; main_* are the ccmesh process's own, and
+# main_threads splits its on-CPU time by thread: "main" (the process's first
+# thread: the Go main goroutine and, in the desktop build, GTK's main loop),
+# "go" (the other threads named after the binary: the Go runtime's), and
+# each other name (threads GLib and WebKit start and name themselves).
 set -euo pipefail
 desktop=
 if [[ ${1:-} == -d ]]; then
@@ -80,9 +84,9 @@ done
 sleep "$settle"
 
 # snap: per process of ccmesh's tree "P pid ticks", per thread "T tid ns
-# switches pid".
+# switches pid name" (name: main, go or the thread's own, no spaces).
 snap() {
-	local p t stat ns cs k v
+	local p t stat ns cs k v name
 	local -a f
 	for p in $(ps -e -o pid=,ppid= | awk -v root="$pid" '{par[$1] = $2}
 		END {for (p in par) {q = p; while (q != root && q in par && q > 1) q = par[q]; if (q == root) print p}}'); do
@@ -95,7 +99,13 @@ snap() {
 			while read -r k v _; do
 				case $k in voluntary_ctxt_switches: | nonvoluntary_ctxt_switches:) cs=$((cs + v)) ;; esac
 			done 2>/dev/null <"$t/status" || true
-			echo "T ${t##*/} $ns $cs $p"
+			name=$(tr ' ' _ <"$t/comm" 2>/dev/null || echo gone)
+			if [[ ${t##*/} == "$p" ]]; then
+				name=main
+			elif [[ $name == "$(tr ' ' _ <"/proc/$p/comm" 2>/dev/null)" ]]; then
+				name=go
+			fi
+			echo "T ${t##*/} $ns $cs $p $name"
 		done
 	done
 }
@@ -111,11 +121,13 @@ awk -v root="$pid" -v hz="$(getconf CLK_TCK)" -v t0="${t0/,/.}" -v t1="${t1/,/.}
 	FNR == NR {v[$1 " " $2] = $3; w[$1 " " $2] = $4; next}
 	$1 == "P" {d = $3 - v["P " $2]; ticks += d; procs++; if ($2 == root) mticks += d}
 	$1 == "T" {d = $3 - v["T " $2]; c = $4 - w["T " $2]; ns += d; cs += c; threads++
-		if ($5 == root) {mns += d; mcs += c}}
+		if ($5 == root) {mns += d; mcs += c; byname[$6] += d}}
 	function larger(a, b) {return a > b ? a : b}
 	END {
 		printf "{\"secs\":%.2f,\"cpu_ms\":%.2f,\"sched_ms\":%.2f,\"ticks_ms\":%.0f,\"ctx_switches\":%d,", t1 - t0,
 			larger(ns / 1e6, ticks * 1000 / hz), ns / 1e6, ticks * 1000 / hz, cs
-		printf "\"main_cpu_ms\":%.2f,\"main_ctx_switches\":%d,\"procs\":%d,\"threads\":%d}\n",
-			larger(mns / 1e6, mticks * 1000 / hz), mcs, procs, threads
+		split_ = ""
+		for (n in byname) if (byname[n] >= 5e5) split_ = split_ sprintf("%s%s %.1f ms", split_ == "" ? "" : ", ", n, byname[n] / 1e6)
+		printf "\"main_cpu_ms\":%.2f,\"main_ctx_switches\":%d,\"main_threads\":\"%s\",\"procs\":%d,\"threads\":%d}\n",
+			larger(mns / 1e6, mticks * 1000 / hz), mcs, split_, procs, threads
 	}' "$tmp/s0" "$tmp/s1"

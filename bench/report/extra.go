@@ -27,6 +27,7 @@ type extraFields struct {
 	CtxSwitches int     `json:"ctx_switches"`
 	MainCPUMs   float64 `json:"main_cpu_ms"`
 	MainCtx     int     `json:"main_ctx_switches"`
+	MainThreads string  `json:"main_threads"`
 	Procs       int     `json:"procs"`
 	Threads     int     `json:"threads"`
 	Binary      string  `json:"binary"`
@@ -148,7 +149,11 @@ func idleChecks(rs runs) []check {
 			c.note = "scaled from " + c.note
 		}
 		if r.Procs > 1 {
-			c.note += fmt.Sprintf(" (%d processes; ccmesh's own: %.1f ms, %d switches)", r.Procs, r.MainCPUMs, r.MainCtx)
+			c.note += fmt.Sprintf(" (%d processes; ccmesh's own: %.1f ms, %d switches", r.Procs, r.MainCPUMs, r.MainCtx)
+			if r.MainThreads != "" {
+				c.note += "; by thread: " + r.MainThreads
+			}
+			c.note += ")"
 		}
 		if r.Secs < idlePeriod-0.5 {
 			c.verdict = fmt.Sprintf("period too short (%.0f s < %.0f s)", r.Secs, idlePeriod)

@@ -359,6 +359,9 @@ func TestIdleChecks(t *testing.T) {
 			"| idle CPU per 60 s, headless | 2.5 ms | ≤ 10 ms | met | 2.5 ms and 4 context switches over 60 s (3 processes; ccmesh's own: 1.5 ms, 2 switches) |",
 			"| idle CPU per 60 s, desktop, window hidden | 480.0 ms | ≤ 10 ms | **not met** |",
 		}},
+		{"split by thread", []string{`{"mode":"idle-cost","target":"desktop","secs":60,"cpu_ms":90,"ctx_switches":57,"main_cpu_ms":41.5,"main_ctx_switches":37,"main_threads":"main 30.0 ms, go 1.5 ms, gmain 10.0 ms","procs":3,"threads":32}`}, []string{
+			"| idle CPU per 60 s, desktop, window hidden | 90.0 ms | ≤ 10 ms | **not met** | 90.0 ms and 57 context switches over 60 s (3 processes; ccmesh's own: 41.5 ms, 37 switches; by thread: main 30.0 ms, go 1.5 ms, gmain 10.0 ms) |",
+		}},
 		{"desktop not measured", []string{idle("headless", 60, 0),
 			`{"mode":"skipped","target":"idle-desktop","error_example":"no desktop binary at bin/ccmesh-desktop"}`}, []string{
 			"| idle CPU per 60 s, headless | 0.0 ms | ≤ 10 ms | met |",
