@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -40,10 +41,27 @@ type geometry struct {
 
 const geometryKey = "window_geometry"
 
+// webKitMemoryMonitor is WebKitGTK's switch for its memory pressure
+// monitor: a thread of ours that reads /proc every few seconds for as long
+// as the process lives, and was most of an idle ccmesh's own CPU with the
+// window hidden (bench/NOTES.md, "Idle, desktop"). It exists to make a
+// browser's many pages give memory back; ccmesh has one small page.
+const webKitMemoryMonitor = "WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR"
+
+// quietWebKit turns the monitor off unless the user chose otherwise
+// (WEBKIT_DISABLE_MEMORY_PRESSURE_MONITOR=0 keeps it). WebKit reads the
+// variable when it starts, so this runs before any window exists.
+func quietWebKit() {
+	if _, set := os.LookupEnv(webKitMemoryMonitor); !set {
+		_ = os.Setenv(webKitMemoryMonitor, "1")
+	}
+}
+
 // RunDesktop runs ccmesh with its window and tray until Quit or ctx ends.
 // A second launch on the same data dir shows the first one's window and
 // returns nil; it opens no database and binds no port.
 func RunDesktop(ctx context.Context, opts Options) error {
+	quietWebKit()
 	inst, running, err := AcquireInstance(opts.DataDir)
 	if errors.Is(err, ErrAlreadyRunning) {
 		return showRunning(ctx, opts, running)

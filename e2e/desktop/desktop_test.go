@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -759,6 +760,18 @@ func usage(pid int) (cpu, map[int]cpu) {
 	return own, kids
 }
 
+// threadNames are the names (comm) of pid's threads.
+func threadNames(pid int) []string {
+	dirs, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/comm", pid))
+	var names []string
+	for _, d := range dirs {
+		if b, err := os.ReadFile(d); err == nil {
+			names = append(names, strings.TrimSpace(string(b)))
+		}
+	}
+	return names
+}
+
 func clockTicks(t *testing.T) int64 {
 	out, err := exec.Command("getconf", "CLK_TCK").Output()
 	if err != nil {
@@ -822,6 +835,11 @@ func idle(t *testing.T, in *instance, name string) {
 		took.Seconds(), pid, words(ticks, ns, switches), len(kids1), words(kTicks, kNs, kSwitches), signals)
 	if signals != 0 {
 		t.Errorf("the tray sent %d D-Bus signals while idle:\n%s", signals, seen.String())
+	}
+	// WebKit's memory pressure monitor, a thread polling /proc every few
+	// seconds, is off (app/desktop.go).
+	if names := threadNames(pid); slices.Contains(names, "PressureMonitor") {
+		t.Errorf("ccmesh runs WebKit's memory pressure monitor; its threads: %v", names)
 	}
 	// An idle ccmesh wakes for the Go runtime's own chores only: a ticker
 	// of ours, even one a second, would show here.
