@@ -63,6 +63,27 @@ describe('countdown to half-open', () => {
     expect(screen.getByRole('timer')).toHaveTextContent('half-open on next request');
   });
 
+  it('stops ticking once due, and while the page is hidden', () => {
+    render(
+      <I18nextProvider i18n={createI18n('en')}>
+        <Countdown retryInMs={3_000} receivedAt={Date.now()} />
+      </I18nextProvider>,
+    );
+    expect(vi.getTimerCount()).toBe(1);
+    const hidden = vi.spyOn(document, 'visibilityState', 'get').mockReturnValue('hidden');
+    act(() => document.dispatchEvent(new Event('visibilitychange')));
+    expect(vi.getTimerCount()).toBe(0);
+    act(() => vi.advanceTimersByTime(1_000));
+    hidden.mockReturnValue('visible');
+    act(() => document.dispatchEvent(new Event('visibilitychange')));
+    expect(screen.getByRole('timer')).toHaveTextContent('half-open in 2 s');
+    expect(vi.getTimerCount()).toBe(1);
+    act(() => vi.advanceTimersByTime(2_500));
+    expect(screen.getByRole('timer')).toHaveTextContent('half-open on next request');
+    expect(vi.getTimerCount()).toBe(0);
+    hidden.mockRestore();
+  });
+
   it('counts in Chinese too', () => {
     render(
       <I18nextProvider i18n={createI18n('zh-CN')}>
