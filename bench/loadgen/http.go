@@ -107,6 +107,11 @@ func warm(ctx context.Context, client *http.Client, c config, body []byte) {
 
 func runLatency(ctx context.Context, client *http.Client, c config, res *Result) error {
 	body := requestBody(c, false)
+	for range c.warmup {
+		if err := roundTrip(ctx, client, c, body); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
 	lat := make([]time.Duration, 0, c.n)
 	for range c.n {
 		t0 := time.Now()

@@ -44,6 +44,7 @@ type config struct {
 	model             string
 	round             int
 	n, conns, perConn int
+	warmup            int
 	rate              int
 	events            int // the upstream's events per stream
 	duration          time.Duration
@@ -65,6 +66,7 @@ func parse(args []string) (config, error) {
 	fs.IntVar(&c.round, "round", 0, "round number copied into the result")
 	fs.StringVar(&c.test, "test", "", "test name copied into the result (bench/report's default: the mode, for sse plus the stream count)")
 	fs.IntVar(&c.n, "n", 2000, "latency: requests")
+	fs.IntVar(&c.warmup, "warmup", 0, "latency: requests sent first and not counted")
 	fs.IntVar(&c.conns, "c", 64, "rate, max, sse: connections (concurrent streams for sse)")
 	fs.IntVar(&c.perConn, "r", 2, "sse: streams per connection, one after another")
 	fs.IntVar(&c.rate, "rps", 1000, "rate: requests per second")
@@ -79,7 +81,7 @@ func parse(args []string) (config, error) {
 	if c.url == "" {
 		return c, fmt.Errorf("-url is required")
 	}
-	if c.n < 1 || c.conns < 1 || c.perConn < 1 || c.rate < 1 || c.duration <= 0 {
+	if c.warmup < 0 || c.n < 1 || c.conns < 1 || c.perConn < 1 || c.rate < 1 || c.duration <= 0 {
 		return c, fmt.Errorf("-n, -c, -r, -rps and -d must be positive")
 	}
 	if c.api != "messages" && c.api != "chat" && c.api != "responses" {
