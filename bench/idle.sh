@@ -11,10 +11,12 @@
 # DATA=DIR runs on that data dir (default: a new one, removed afterwards).
 #
 # Prints one JSON object (for bench/extra.sh): over the process and its
-# children, all threads, cpu_ms is the larger of sched_ms (on-CPU ns from
+# children, all threads, cpu_ms is sched_ms (on-CPU ns from
 # /proc/PID/task/*/schedstat: precise, but blind to threads that exited
-# during the period) and ticks_ms (utime+stime from /proc/PID/stat: every
-# thread, in 10 ms ticks); ctx_switches sums voluntary and involuntary
+# during the period) when every thread of the first snapshot is still
+# there at the end (exited 0), else the larger of sched_ms and ticks_ms
+# (utime+stime from /proc/PID/stat: every thread, but in 10 ms ticks, so
+# two wake-ups can read as 20 ms); ctx_switches sums voluntary and involuntary
 # switches of the threads; main_* are the ccmesh process's own, and
 # main_threads splits its on-CPU time by thread: "main" (the process's first
 # thread: the Go main goroutine and, in the desktop build, GTK's main loop),
@@ -118,16 +120,18 @@ kill -0 "$pid" 2>/dev/null || fail "ccmesh exited during the idle period"
 # A process or thread missing from the first snapshot started during the
 # period: all its time counts.
 awk -v root="$pid" -v hz="$(getconf CLK_TCK)" -v t0="${t0/,/.}" -v t1="${t1/,/.}" '
-	FNR == NR {v[$1 " " $2] = $3; w[$1 " " $2] = $4; next}
+	FNR == NR {v[$1 " " $2] = $3; w[$1 " " $2] = $4; if ($1 == "T") before++; next}
 	$1 == "P" {d = $3 - v["P " $2]; ticks += d; procs++; if ($2 == root) mticks += d}
-	$1 == "T" {d = $3 - v["T " $2]; c = $4 - w["T " $2]; ns += d; cs += c; threads++
+	$1 == "T" {d = $3 - v["T " $2]; c = $4 - w["T " $2]; ns += d; cs += c; threads++; if (("T " $2) in v) kept++
 		if ($5 == root) {mns += d; mcs += c; byname[$6] += d}}
 	function larger(a, b) {return a > b ? a : b}
+	# cpu: schedstat when it saw every thread, else the larger figure.
+	function cpu(sched, tick) {return before == kept ? sched : larger(sched, tick)}
 	END {
-		printf "{\"secs\":%.2f,\"cpu_ms\":%.2f,\"sched_ms\":%.2f,\"ticks_ms\":%.0f,\"ctx_switches\":%d,", t1 - t0,
-			larger(ns / 1e6, ticks * 1000 / hz), ns / 1e6, ticks * 1000 / hz, cs
+		printf "{\"secs\":%.2f,\"cpu_ms\":%.2f,\"sched_ms\":%.2f,\"ticks_ms\":%.0f,\"exited\":%d,\"ctx_switches\":%d,", t1 - t0,
+			cpu(ns / 1e6, ticks * 1000 / hz), ns / 1e6, ticks * 1000 / hz, before - kept, cs
 		split_ = ""
 		for (n in byname) if (byname[n] >= 5e5) split_ = split_ sprintf("%s%s %.1f ms", split_ == "" ? "" : ", ", n, byname[n] / 1e6)
 		printf "\"main_cpu_ms\":%.2f,\"main_ctx_switches\":%d,\"main_threads\":\"%s\",\"procs\":%d,\"threads\":%d}\n",
-			larger(mns / 1e6, mticks * 1000 / hz), mcs, split_, procs, threads
+			cpu(mns / 1e6, mticks * 1000 / hz), mcs, split_, procs, threads
 	}' "$tmp/s0" "$tmp/s1"
