@@ -225,28 +225,25 @@ func (w *LogWriter) run() {
 
 	batch := make([]RequestLog, 0, w.opts.BatchSize)
 	for {
+		// Idle, wait for a batch's first row; then for the batch to fill
+		// or its time to pass, not row by row.
+		var first <-chan RequestLog
+		var full <-chan struct{}
+		var due <-chan time.Time
 		if len(batch) == 0 {
-			// Idle: wait for a batch's first row.
+			first = w.queue
+		} else if batch = w.take(batch); len(batch) < w.opts.BatchSize {
+			full, due = w.full, flush.C
+		}
+		if len(batch) < w.opts.BatchSize {
 			select {
-			case r := <-w.queue:
+			case r := <-first:
 				batch = append(batch, r)
 				flush.Reset(w.opts.FlushInterval)
-			case <-pruneAt.C:
-				pruneArmed = false
-				w.prune()
 				continue
-			case <-w.stop:
-				w.drain(batch)
-				return
-			}
-		}
-		batch = w.take(batch)
-		if len(batch) < w.opts.BatchSize {
-			// Then for the batch to fill or its time to pass, not row by row.
-			select {
-			case <-w.full:
+			case <-full:
 				continue
-			case <-flush.C:
+			case <-due:
 				batch = w.take(batch)
 			case <-pruneAt.C:
 				pruneArmed = false
