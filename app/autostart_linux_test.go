@@ -84,15 +84,7 @@ func TestStartAtLoginXDG(t *testing.T) {
 func TestStartAtLoginSetting(t *testing.T) {
 	h := newHarness(t)
 	path := filepath.Join(h.app.opts.HomeDir, ".config", "autostart", "ccmesh.desktop")
-	startAtLogin := func(r resp) bool {
-		t.Helper()
-		if r.status != http.StatusOK {
-			t.Fatalf("status %d: %s", r.status, r.body)
-		}
-		var s Settings
-		r.decode(t, &s)
-		return s.StartAtLogin
-	}
+	startAtLogin := func(r resp) bool { t.Helper(); return okAs[Settings](t, r).StartAtLogin }
 	if startAtLogin(h.do("GET", "/api/settings", "")) {
 		t.Fatal("on in a fresh home")
 	}

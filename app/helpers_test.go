@@ -103,6 +103,17 @@ func (r resp) decode(t *testing.T, v any) {
 	}
 }
 
+// okAs fails the test unless the reply is a 200, and decodes it as a T.
+func okAs[T any](t *testing.T, r resp) T {
+	t.Helper()
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	var v T
+	r.decode(t, &v)
+	return v
+}
+
 // errCode returns the admin API error code of the reply, or "".
 func (r resp) errCode() string {
 	var e struct {

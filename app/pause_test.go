@@ -28,18 +28,9 @@ func TestPauseAPI(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode
 	}
-	info := func(r resp) Info {
-		t.Helper()
-		if r.status != http.StatusOK {
-			t.Fatalf("status %d: %s", r.status, r.body)
-		}
-		var i Info
-		r.decode(t, &i)
-		return i
-	}
 
 	before := time.Now()
-	got := info(h.do("POST", "/api/pause", `{"minutes":15}`))
+	got := okAs[Info](t, h.do("POST", "/api/pause", `{"minutes":15}`))
 	if !got.Paused || got.PausedUntil == nil || got.PausedUntil.Before(before.Add(15*time.Minute)) || got.PausedUntil.After(time.Now().Add(15*time.Minute)) {
 		t.Errorf("pause for 15 min answered %+v", got)
 	}
@@ -52,7 +43,7 @@ func TestPauseAPI(t *testing.T) {
 		t.Errorf("GET /api/info: %+v, want paused until %v", fromGet, got.PausedUntil)
 	}
 
-	got = info(h.do("POST", "/api/resume", ""))
+	got = okAs[Info](t, h.do("POST", "/api/resume", ""))
 	if got.Paused || got.PausedUntil != nil {
 		t.Errorf("resume answered %+v", got)
 	}
@@ -68,11 +59,11 @@ func TestPauseAPI(t *testing.T) {
 
 	// No minutes, or 0: until resumed.
 	for _, body := range []string{"", "{}", `{"minutes":0}`} {
-		got = info(h.do("POST", "/api/pause", body))
+		got = okAs[Info](t, h.do("POST", "/api/pause", body))
 		if !got.Paused || got.PausedUntil != nil {
 			t.Errorf("pause with %q answered %+v, want paused until resumed", body, got)
 		}
-		info(h.do("POST", "/api/resume", ""))
+		okAs[Info](t, h.do("POST", "/api/resume", ""))
 	}
 	// paused_until is in the JSON as null when there is no end.
 	if r := h.do("GET", "/api/info", ""); !strings.Contains(string(r.body), `"paused_until":null`) {
