@@ -14,6 +14,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 )
 
 // result is what absum reads of a bench/loadgen line.
@@ -141,15 +143,5 @@ func format(vs []float64) string {
 	for i, v := range vs {
 		parts[i] = fmt.Sprintf("%.0f", v)
 	}
-	return fmt.Sprintf("%.0f [%s]", median(vs), strings.Join(parts, " "))
-}
-
-func median(vs []float64) float64 {
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
+	return fmt.Sprintf("%.0f [%s]", stat.Median(vs), strings.Join(parts, " "))
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 )
 
 // result is the part of bench/loadgen's JSON line the report uses (and
@@ -82,25 +84,13 @@ func load(path string) (runs, error) {
 	return out, nil
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // med is the median of metric over a target's runs of a test.
 func (rs runs) med(test, target string, metric func(result) float64) float64 {
 	var xs []float64
 	for _, r := range rs[test][target] {
 		xs = append(xs, metric(r))
 	}
-	return median(xs)
+	return stat.Median(xs)
 }
 
 // added is the median over rounds of (target − direct) in the same round:
@@ -122,7 +112,7 @@ func (rs runs) addedTo(test, target, ref string, metric func(result) float64) fl
 			xs = append(xs, metric(r)-d)
 		}
 	}
-	return median(xs)
+	return stat.Median(xs)
 }
 
 // paired is metric(a) − metric(b) for every round both ran, in round

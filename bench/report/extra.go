@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 )
 
 // bench/extra.sh's phase: start-up, idle cost and the admin API on a
@@ -86,8 +88,8 @@ func startupChecks(rs runs) []check {
 	var cs []check
 	for _, k := range startupKinds {
 		ms, failed, example := rs.starts(k.target)
-		c := check{what: "start-up to first byte, " + k.name + " (median)", got: median(ms), format: "%.0f ms",
-			limit: fmt.Sprintf("≤ %.0f ms", startupLimitMs), met: median(ms) <= startupLimitMs && failed == 0}
+		c := check{what: "start-up to first byte, " + k.name + " (median)", got: stat.Median(ms), format: "%.0f ms",
+			limit: fmt.Sprintf("≤ %.0f ms", startupLimitMs), met: stat.Median(ms) <= startupLimitMs && failed == 0}
 		if len(ms) > 0 {
 			c.note = fmt.Sprintf("max %.0f ms of %d starts", slices.Max(ms), len(ms))
 		}
@@ -255,7 +257,7 @@ func writeExtra(b *strings.Builder, rs runs) {
 		if len(ms) > 0 {
 			mx = slices.Max(ms)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %d |\n", k.name, num(median(ms), "%.0f"), num(mx, "%.0f"), strings.Join(each, ", "), failed)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d |\n", k.name, num(stat.Median(ms), "%.0f"), num(mx, "%.0f"), strings.Join(each, ", "), failed)
 	}
 	b.WriteString("\n### Idle cost\n\n| build | period | CPU | on-CPU (schedstat) | utime+stime | context switches | ccmesh process: CPU, switches | processes, threads | binary |\n" +
 		"|---|---:|---:|---:|---:|---:|---|---|---|\n")

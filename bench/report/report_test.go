@@ -10,23 +10,7 @@ import (
 	"testing"
 )
 
-func TestMedianAndRatio(t *testing.T) {
-	tests := []struct {
-		xs   []float64
-		want float64
-	}{
-		{[]float64{3, 1, 2}, 2},
-		{[]float64{4, 1, 3, 2}, 2.5},
-		{[]float64{7}, 7},
-	}
-	for _, tt := range tests {
-		if got := median(tt.xs); got != tt.want {
-			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
-		}
-	}
-	if !math.IsNaN(median(nil)) {
-		t.Error("median(nil) is not NaN")
-	}
+func TestRatio(t *testing.T) {
 	ratios := []struct{ a, b, want float64 }{{3, 2, 1.5}, {1, 0, math.NaN()}, {1, -1, math.NaN()}}
 	for _, tt := range ratios {
 		if got := ratio(tt.a, tt.b); got != tt.want && !(math.IsNaN(got) && math.IsNaN(tt.want)) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/ccmesh/ccmesh/bench/internal/stat"
 )
 
 // check is one performance target (see bench/NOTES.md).
@@ -133,7 +135,7 @@ func logChecks(rs runs) []check {
 			slower++
 		}
 	}
-	c := check{what: "request log on − off, p99 at 1000 RPS (median of paired rounds)", got: median(ds), format: "%+.0f µs",
+	c := check{what: "request log on − off, p99 at 1000 RPS (median of paired rounds)", got: stat.Median(ds), format: "%+.0f µs",
 		limit: "within noise", met: slower < len(ds),
 		note: fmt.Sprintf("log-on slower in %d of %d rounds; per round: %s", slower, len(ds), signed(ds))}
 	if len(ds) < 3 {

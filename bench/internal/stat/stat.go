@@ -1,8 +1,12 @@
-// Package stat holds the small statistics the load generators share, so
-// that their figures are computed alike.
+// Package stat holds the small statistics the load generators and the
+// reports share, so that their figures are computed alike.
 package stat
 
-import "time"
+import (
+	"math"
+	"slices"
+	"time"
+)
 
 // Us is d in microseconds.
 func Us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -18,4 +22,17 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 	}
 	rank := int(p/100*float64(len(sorted))+0.999999) - 1
 	return sorted[max(0, min(rank, len(sorted)-1))]
+}
+
+// Median of xs (not changed); NaN for none.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -1,6 +1,7 @@
 package stat
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -36,5 +37,24 @@ func TestPercentileOfPrefixes(t *testing.T) {
 		if got := Percentile(ds[:tc.n], tc.p); got != tc.want {
 			t.Errorf("p%v of %d = %v, want %v", tc.p, tc.n, got, tc.want)
 		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		xs   []float64
+		want float64
+	}{
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{7}, 7},
+	}
+	for _, tt := range tests {
+		if got := Median(tt.xs); got != tt.want {
+			t.Errorf("Median(%v) = %v, want %v", tt.xs, got, tt.want)
+		}
+	}
+	if !math.IsNaN(Median(nil)) {
+		t.Error("Median(nil) is not NaN")
 	}
 }
