@@ -179,16 +179,15 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 			return err
 		}
 		// deleteUpTo deletes the rows with ids up to hi that also meet
-		// cond (with arg), pruneChunk ids at a time from the oldest:
-		// rowid ranges, each a short walk along the table.
-		deleteUpTo := func(hi int64, cond string, arg any) error {
+		// and (" AND <condition>" with its arguments, or ""), pruneChunk
+		// ids at a time from the oldest: rowid ranges, each a short walk
+		// along the table, one statement prepared for all of them.
+		deleteUpTo := func(hi int64, and string, args ...any) error {
 			var lo sql.NullInt64
 			if err := tx.QueryRowContext(ctx, `SELECT min(id) FROM request_logs`).Scan(&lo); err != nil || !lo.Valid {
 				return err
 			}
-			// Prepared once: the statement's cascade to captures makes its
-			// preparing dearer than deleting a chunk.
-			stmt, err := tx.PrepareContext(ctx, `DELETE FROM request_logs WHERE id >= ? AND id < ? AND id <= ? AND `+cond)
+			stmt, err := tx.PrepareContext(ctx, `DELETE FROM request_logs WHERE id >= ? AND id < ? AND id <= ?`+and)
 			if err != nil {
 				return err
 			}
@@ -197,7 +196,7 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 				if from > lo.Int64 {
 					yield.now()
 				}
-				res, err := stmt.ExecContext(ctx, from, from+int64(pruneChunk), hi, arg)
+				res, err := stmt.ExecContext(ctx, append([]any{from, from + int64(pruneChunk), hi}, args...)...)
 				if err != nil {
 					return err
 				}
@@ -216,7 +215,7 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 				return err
 			}
 			if hi.Valid {
-				if err := deleteUpTo(hi.Int64, "at < ?", cutoff); err != nil {
+				if err := deleteUpTo(hi.Int64, " AND at < ?", cutoff); err != nil {
 					return err
 				}
 			}
@@ -232,7 +231,7 @@ func (db *DB) Prune(ctx context.Context, maxRows int, maxAge time.Duration) (int
 			if err != nil {
 				return err
 			}
-			return deleteUpTo(cut, "1 = ?", 1)
+			return deleteUpTo(cut, "")
 		}
 		return nil
 	})
