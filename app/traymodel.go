@@ -60,6 +60,9 @@ type trayText struct {
 	healthy  string
 	// today words today's requests and cost; %d requests, %s the cost.
 	today, todayOne string
+	// noPrice stands for the cost when none of today's priced requests
+	// had a price, as the UI says it (frontend/src/i18n: noPrice).
+	noPrice string
 	// A breaker change: %s the time, the endpoint, the transition.
 	change string
 	why    string // the reason after a transition; %s the reason
@@ -79,6 +82,7 @@ var trayWords = map[string]trayText{
 		healthy:  "healthy",
 		today:    "%d requests, %s today",
 		todayOne: "%d request, %s today",
+		noPrice:  "no price",
 		change:   "%s %s: %s",
 		why:      " (%s)",
 		day:      "Jan 2",
@@ -96,6 +100,7 @@ var trayWords = map[string]trayText{
 		healthy:  "健康",
 		today:    "今日 %d 次请求，%s",
 		todayOne: "今日 %d 次请求，%s",
+		noPrice:  "无价格",
 		change:   "%s %s：%s",
 		why:      "（%s）",
 		day:      "1月2日",
@@ -161,11 +166,15 @@ func (a *App) trayView(now time.Time) TrayView {
 
 // todayWords is today's requests and cost for the status line: "12
 // requests, $1.23 today", with a "+" after the cost when some of today's
-// requests had no price (their cost is unknown, docs/BEHAVIOUR.md#cost).
+// requests had no price (their cost is unknown, docs/BEHAVIOUR.md#cost),
+// and "no price" instead of "$0.00+" when none that had usage had one.
 func todayWords(lang string, t today) string {
 	w := trayTextOf(lang)
 	cost := fmt.Sprintf("$%.2f", t.USD)
-	if t.Unpriced > 0 {
+	switch {
+	case t.Unpriced > 0 && t.USD == 0:
+		cost = w.noPrice
+	case t.Unpriced > 0:
 		cost += "+"
 	}
 	if t.Requests == 1 {

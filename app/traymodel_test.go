@@ -86,6 +86,14 @@ func TestTrayToday(t *testing.T) {
 	if got := todayWords("en", c.get(now)); got != "0 requests, $0.00 today" {
 		t.Errorf("nothing yet: got %q", got)
 	}
+	// Usage with no price is not $0: said as the UI says it.
+	var unpriced todayTotals
+	unpriced.add(now, []store.UsageDelta{{Requests: 1, Unpriced: 1}})
+	for lang, want := range map[string]string{"en": "1 request, no price today", "zh-CN": "今日 1 次请求，无价格"} {
+		if got := todayWords(lang, unpriced.get(now)); got != want {
+			t.Errorf("%s, only unpriced requests: got %q, want %q", lang, got, want)
+		}
+	}
 	c.add(now, []store.UsageDelta{{Requests: 1, CostUSD: 1.25}})
 	if got := todayWords("en", c.get(now)); got != "1 request, $1.25 today" {
 		t.Errorf("got %q", got)
