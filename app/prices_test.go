@@ -201,10 +201,41 @@ func TestCostArithmetic(t *testing.T) {
 	}
 }
 
+// DeepSeek and Qwen ship at their list prices: DeepSeek's peak rate (its
+// off-peak half is not applied) and Qwen's first tier of international
+// pay-as-you-go (docs/BEHAVIOUR.md#cost).
+func TestShippedDeepSeekQwen(t *testing.T) {
+	tests := []struct {
+		model                    string
+		input, output, cacheRead float64
+	}{
+		{"deepseek-flash", 0.3, 1.2, 0.006},
+		{"deepseek-v4-flash", 0.3, 1.2, 0.006},
+		{"deepseek-v4-pro", 1.32, 3.96, 0.044},
+		{"qwen3-max", 1.2, 6, 0.24},
+		{"qwen3-coder-plus", 1, 5, 0.2},
+		{"qwen3-coder-flash", 0.3, 1.5, 0.06},
+		{"qwen-flash", 0.05, 0.4, 0.01},
+	}
+	for _, tc := range tests {
+		r, ok := NewPrices(nil).Lookup(tc.model)
+		if !ok || r.Model != tc.model {
+			t.Errorf("%s: looked up %q, %v; want its own shipped row", tc.model, r.Model, ok)
+			continue
+		}
+		if r.Input != tc.input || r.Output != tc.output || r.CacheRead == nil || *r.CacheRead != tc.cacheRead {
+			t.Errorf("%s: %+v; want %v / %v / %v", tc.model, r, tc.input, tc.output, tc.cacheRead)
+		}
+		if !strings.HasPrefix(r.Source, "https://") || r.Date == "" {
+			t.Errorf("%s: source %q date %q", tc.model, r.Source, r.Date)
+		}
+	}
+}
+
 // A model no row prices has no cost — not a cost of $0.
 func TestNoPrice(t *testing.T) {
 	u := proxy.Usage{Input: 1000, Output: 1000}
-	for _, model := range []string{"made-up-model", "", "gpt-5.4-pro", "deepseek-flash", "Claude-Sonnet-4-5"} {
+	for _, model := range []string{"made-up-model", "", "gpt-5.4-pro", "qwen-plus", "Claude-Sonnet-4-5"} {
 		if usd, ok := NewPrices(nil).Cost(model, u, 1); ok || usd != 0 {
 			t.Errorf("%q: Cost = %v, %v; want no price", model, usd, ok)
 		}
