@@ -313,7 +313,7 @@ func (q *request) exhausted(cands []*endpoint) {
 	if q.rec.ClientGone {
 		return // gone while waiting out a rate limit: nothing to write
 	}
-	advice := "retry shortly; ccmesh skips failing endpoints on its own"
+	advice := exhaustedAdvice(atts)
 	if q.allRateLimited() {
 		secs := max(1, int(math.Ceil(time.Until(q.earliestFree(cands)).Seconds())))
 		status = http.StatusTooManyRequests

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // errShape is the error format of the inbound protocol (docs/BEHAVIOUR.md#inbound-api).
@@ -119,4 +120,41 @@ func setCCMeshHeaders(h http.Header, endpoint string, attempts int) {
 	h.Set("X-Fallback-Triggered", strconv.FormatBool(attempts > 1))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox")
+}
+
+// exhaustedAdvice is the last words of the answer when no attempt
+// succeeded: "retry shortly" only when some failure may pass by itself (a
+// transport error, a timeout, a 5xx, a rate limit, a broken stream). When
+// every attempt failed in a way a retry repeats — a request the
+// endpoints' protocols cannot carry, a key refused (401, 403), a path
+// that does not exist (404) — it says what to change instead
+// (docs/BEHAVIOUR.md#attempt-loop).
+func exhaustedAdvice(atts []Attempt) string {
+	var translation, key, path bool
+	for _, a := range atts {
+		switch {
+		case a.ErrorType == ErrTranslation:
+			translation = true
+		case a.ErrorType == ErrStatus && (a.Status == http.StatusUnauthorized || a.Status == http.StatusForbidden):
+			key = true
+		case a.ErrorType == ErrStatus && a.Status == http.StatusNotFound:
+			path = true
+		default:
+			return "retry shortly; ccmesh skips failing endpoints on its own"
+		}
+	}
+	var fixes []string
+	if translation {
+		fixes = append(fixes, "send it to an endpoint that speaks the client's protocol, or change what the request asks for")
+	}
+	if key {
+		fixes = append(fixes, "check the endpoint's API key and its permissions")
+	}
+	if path {
+		fixes = append(fixes, "check the endpoint's base URL")
+	}
+	if len(fixes) == 0 {
+		return "retry shortly; ccmesh skips failing endpoints on its own"
+	}
+	return "retrying will not help: " + strings.Join(fixes, "; ")
 }
