@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"modernc.org/sqlite"
@@ -19,9 +18,6 @@ import (
 // takes (docs/BEHAVIOUR.md#bad-input-and-faults). An endpoint appended
 // after one there gets it too, and ties go by id, which only grows.
 const MaxSortOrder = 1_000_000
-
-const endpointColumns = `id, name, base_url, api_key, protocol, auth, models, model_map,
-	enabled, fast, fast_sort_order, sort_order, breaker_overrides, price_multiplier, hedge_after_ms, created_at, updated_at`
 
 // queryer is what reads need from *sql.DB and *sql.Tx alike.
 type queryer interface {
@@ -148,10 +144,7 @@ func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint,
 		return Endpoint{}, err
 	}
 	now := toMillis(time.Now())
-	res, err := tx.ExecContext(ctx, `INSERT INTO endpoints (name, base_url, api_key, protocol,
-		auth, models, model_map, enabled, fast, fast_sort_order, sort_order, breaker_overrides,
-		price_multiplier, hedge_after_ms, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		append(args, now, now)...)
+	res, err := tx.ExecContext(ctx, insertEndpoint, append(args, now, now)...)
 	if err != nil {
 		return Endpoint{}, uniqueNameError(err, e.Name)
 	}
@@ -188,10 +181,7 @@ func updateEndpoint(ctx context.Context, tx *sql.Tx, id int64, p EndpointPatch) 
 	if err != nil {
 		return Endpoint{}, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE endpoints SET name = ?, base_url = ?, api_key = ?,
-		protocol = ?, auth = ?, models = ?, model_map = ?, enabled = ?, fast = ?,
-		fast_sort_order = ?, sort_order = ?, breaker_overrides = ?, price_multiplier = ?, hedge_after_ms = ?, updated_at = ?
-		WHERE id = ?`, append(args, toMillis(time.Now()), id)...)
+	_, err = tx.ExecContext(ctx, updateEndpointSQL, append(args, toMillis(time.Now()), id)...)
 	if err != nil {
 		return Endpoint{}, uniqueNameError(err, e.Name)
 	}
@@ -344,71 +334,6 @@ func endpointError(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// applyPatch copies the fields p sets into e. Slices and maps are copied so
-// the stored endpoint never aliases the caller's input.
-func applyPatch(e *Endpoint, p EndpointPatch) {
-	set := func(dst *string, src *string) {
-		if src != nil {
-			*dst = *src
-		}
-	}
-	set(&e.Name, p.Name)
-	set(&e.BaseURL, p.BaseURL)
-	set(&e.APIKey, p.APIKey)
-	set(&e.Protocol, p.Protocol)
-	set(&e.Auth, p.Auth)
-	if p.Models != nil {
-		e.Models = slices.Clone(*p.Models)
-	}
-	if p.ModelMap != nil {
-		e.ModelMap = maps.Clone(*p.ModelMap)
-	}
-	if p.Enabled != nil {
-		e.Enabled = *p.Enabled
-	}
-	if p.Fast != nil {
-		e.Fast = *p.Fast
-	}
-	if p.FastSortOrder != nil {
-		e.FastSortOrder = *p.FastSortOrder
-	}
-	if p.SortOrder != nil {
-		e.SortOrder = *p.SortOrder
-	}
-	if p.BreakerOverrides != nil {
-		e.BreakerOverrides = slices.Clone(*p.BreakerOverrides)
-	}
-	if p.PriceMultiplier != nil {
-		e.PriceMultiplier = *p.PriceMultiplier
-	}
-	if p.HedgeAfterMs != nil {
-		e.HedgeAfterMs = *p.HedgeAfterMs
-	}
-}
-
-// endpointArgs are the stored columns from name to hedge_after_ms, in
-// the order the INSERT and UPDATE statements list them.
-func endpointArgs(e *Endpoint) ([]any, error) {
-	models, err := json.Marshal(nonNil(e.Models))
-	if err != nil {
-		return nil, fmt.Errorf("encode models: %w", err)
-	}
-	modelMap := e.ModelMap
-	if modelMap == nil {
-		modelMap = map[string]string{}
-	}
-	mm, err := json.Marshal(modelMap)
-	if err != nil {
-		return nil, fmt.Errorf("encode model_map: %w", err)
-	}
-	bo := rawObject(e.BreakerOverrides)
-	if !json.Valid(bo) {
-		return nil, errors.New("encode breaker_overrides: not valid JSON")
-	}
-	return []any{e.Name, e.BaseURL, e.APIKey, e.Protocol, e.Auth, string(models), string(mm),
-		e.Enabled, e.Fast, e.FastSortOrder, e.SortOrder, string(bo), e.PriceMultiplier, e.HedgeAfterMs}, nil
-}
-
 // rawObject is doc, or {} for an empty one: a document the store keeps
 // without reading it is never empty in the database or the API.
 func rawObject(doc json.RawMessage) json.RawMessage {
@@ -432,35 +357,6 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanEndpoint(s scanner) (Endpoint, error) {
-	var (
-		e                    Endpoint
-		models, modelMap, bo string
-		createdAt, updatedAt int64
-	)
-	err := s.Scan(&e.ID, &e.Name, &e.BaseURL, &e.APIKey, &e.Protocol, &e.Auth, &models, &modelMap,
-		&e.Enabled, &e.Fast, &e.FastSortOrder, &e.SortOrder, &bo, &e.PriceMultiplier, &e.HedgeAfterMs, &createdAt, &updatedAt)
-	if err != nil {
-		return Endpoint{}, err
-	}
-	if err := json.Unmarshal([]byte(models), &e.Models); err != nil {
-		return Endpoint{}, fmt.Errorf("decode models of endpoint %d: %w", e.ID, err)
-	}
-	if err := json.Unmarshal([]byte(modelMap), &e.ModelMap); err != nil {
-		return Endpoint{}, fmt.Errorf("decode model_map of endpoint %d: %w", e.ID, err)
-	}
-	e.BreakerOverrides = rawObject(json.RawMessage(bo))
-	// Empty, not null, in the API's JSON.
-	e.Models = nonNil(e.Models)
-	if e.ModelMap == nil {
-		e.ModelMap = map[string]string{}
-	}
-	e.CreatedAt, e.UpdatedAt = fromMillis(createdAt), fromMillis(updatedAt)
-	return e, nil
 }
 
 // Times are stored as unix milliseconds; 0 stands for the zero time.

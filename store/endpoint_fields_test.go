@@ -1,0 +1,91 @@
+package store
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// everyField is an EndpointPatch that sets every field to a value none of
+// them has by default, by the patch field's Go name. A field added to
+// EndpointPatch without a value here fails TestEveryEndpointFieldStored.
+var everyField = map[string]any{
+	"Name":             "every-field",
+	"BaseURL":          "https://every.example/v1",
+	"APIKey":           "sk-every-field-1234",
+	"Protocol":         "openai-chat",
+	"Auth":             "x-api-key",
+	"Models":           []string{"gpt-*", "o3"},
+	"ModelMap":         map[string]string{"claude-*": "gpt-5"},
+	"Enabled":          false,
+	"Fast":             true,
+	"FastSortOrder":    7,
+	"SortOrder":        9,
+	"BreakerOverrides": json.RawMessage(`{"failure_threshold":3}`),
+	"PriceMultiplier":  0.25,
+	"HedgeAfterMs":     int64(1500),
+}
+
+// fullPatch is everyField as an EndpointPatch; it fails t for a patch field
+// everyField does not set.
+func fullPatch(t *testing.T) EndpointPatch {
+	t.Helper()
+	var p EndpointPatch
+	pv := reflect.ValueOf(&p).Elem()
+	for i := range pv.NumField() {
+		name := pv.Type().Field(i).Name
+		v, ok := everyField[name]
+		if !ok {
+			t.Fatalf("EndpointPatch.%s has no value in everyField: give it one", name)
+		}
+		ptr := reflect.New(pv.Field(i).Type().Elem())
+		ptr.Elem().Set(reflect.ValueOf(v))
+		pv.Field(i).Set(ptr)
+	}
+	return p
+}
+
+// Every field a patch sets is stored and read back, on create and on
+// update: the one field table (endpoint_fields.go) leaves none out.
+func TestEveryEndpointFieldStored(t *testing.T) {
+	db := openTestDB(t)
+	check := func(what string, e Endpoint) {
+		t.Helper()
+		ev := reflect.ValueOf(e)
+		for name, want := range everyField {
+			got := ev.FieldByName(name)
+			if !got.IsValid() {
+				t.Errorf("%s: Endpoint has no field %s", what, name)
+				continue
+			}
+			if !reflect.DeepEqual(got.Interface(), want) {
+				t.Errorf("%s: %s = %#v, want %#v", what, name, got.Interface(), want)
+			}
+		}
+	}
+	e, err := db.CreateEndpoint(t.Context(), fullPatch(t))
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	got, err := db.GetEndpoint(t.Context(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("created", got)
+
+	other, err := db.CreateEndpoint(t.Context(), endpointPatch("other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fullPatch(t)
+	p.Name = ptr("every-field-2")
+	everyField["Name"] = "every-field-2"
+	defer func() { everyField["Name"] = "every-field" }()
+	if _, err := db.UpdateEndpoint(t.Context(), other.ID, p); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	if got, err = db.GetEndpoint(t.Context(), other.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("updated", got)
+}
