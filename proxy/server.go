@@ -170,6 +170,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Protocol = proto
+	if isWebSocketUpgrade(r) {
+		// Codex CLI tries a WebSocket first where its provider block allows
+		// it; answering at once sends it back to HTTP (docs/BEHAVIOUR.md#inbound-api).
+		shape = proto.shape()
+		w.Header().Set("Connection", "close")
+		fail(http.StatusUpgradeRequired, "ccmesh does not serve WebSockets on "+r.URL.Path+
+			": set supports_websockets = false in the [model_providers.ccmesh] block of ~/.codex/config.toml (Connect Codex writes it) and Codex uses HTTP")
+		return
+	}
 	if r.Method != http.MethodPost {
 		shape = proto.shape()
 		fail(http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
@@ -183,6 +192,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// record above is still written.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// isWebSocketUpgrade reports a request to switch the connection to a
+// WebSocket (RFC 6455 §4.1).
+func isWebSocketUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
+		slices.ContainsFunc(strings.Split(r.Header.Get("Connection"), ","), func(v string) bool {
+			return strings.EqualFold(strings.TrimSpace(v), "upgrade")
+		})
 }
 
 // routeProtocol is the protocol an inbound path belongs to.
