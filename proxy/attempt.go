@@ -22,6 +22,13 @@ type result struct {
 	adjust adjustment
 	// adjusted is the adjustment this attempt's answer came with.
 	adjusted adjustment
+	// refused names the droppable parts the answer refused (refused.go):
+	// forward sends the request again without them.
+	refused []Drop
+	// dropped is what this attempt's answer came without; refusal the
+	// answer that made ccmesh leave parts out during this attempt.
+	dropped Drops
+	refusal string
 }
 
 // attempt is one attempt's working state. The failover history entry
@@ -289,6 +296,8 @@ func (q *request) finish(at attempt, permit breaker.Permit, model, hedge string)
 		Outcome:        at.res.outcome.Kind,
 		Translation:    q.translationName(e),
 		Adjusted:       at.res.adjusted.String(),
+		Dropped:        dropNames(at.res.dropped),
+		Refused:        at.res.refusal,
 		Model:          model,
 		Usage:          use,
 		Hedge:          hedge,

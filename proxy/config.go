@@ -39,6 +39,9 @@ type Endpoint struct {
 	// first (docs/BEHAVIOUR.md#hedging): 0 means Config.HedgeAfter; a
 	// negative value, never raced.
 	HedgeAfter time.Duration
+	// Drops are the parts of a request this endpoint refuses, left out
+	// before sending (droppable.go), learned or entered by hand.
+	Drops Drops
 }
 
 // Config is everything the proxy needs to route; the zero value of each

@@ -30,9 +30,10 @@ const (
 	usageBodyCap = 1 << 20  // success bodies kept to read usage from
 )
 
-// forward makes one attempt on e: it encodes the client's request for e,
-// sends it, and classifies the answer; success and neutral answers are
-// written to the client, failures only classified.
+// forwardOnce makes one try on e (forward, refused.go, decides whether
+// there are more): it encodes the client's request for e, sends it, and
+// classifies the answer; success and neutral answers are written to the
+// client, failures only classified.
 //
 // An endpoint of the client's protocol gets the client's body with the
 // model renamed (encode) and its answer passes through (stream,
@@ -40,21 +41,6 @@ const (
 // translated, per attempt, and its answer is translated back
 // (translate.go); so is the answer of an upstream that streams when asked
 // not to, or not when asked to.
-func (q *request) forward(e *endpoint) result {
-	res := q.forwardOnce(e)
-	if res.adjust != adjustNone {
-		// One more try on the same endpoint with the request adjusted,
-		// inside the same permit: the breaker hears only how it ends.
-		q.adjusted = res.adjust
-		q.s.log.Debug().Str("endpoint", e.Name).Str("adjustment", res.adjust.String()).Msg("retrying with the request adjusted")
-		adj := res.adjust
-		res = q.forwardOnce(e)
-		res.adjusted, q.adjusted = adj, adjustNone
-	}
-	return res
-}
-
-// forwardOnce sends one request to e.
 func (q *request) forwardOnce(e *endpoint) result {
 	cfg := &q.snap.cfg
 	if q.r.URL.Path == countTokensPath && e.protocol != q.pi {
@@ -119,11 +105,12 @@ func (q *request) forwardOnce(e *endpoint) result {
 
 // encode builds the upstream request of one attempt on e.
 func (q *request) encode(ctx context.Context, e *endpoint) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.upstreamURL(q.r.URL.Path, q.rawQuery), bytes.NewReader(q.bodyFor(e)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.upstreamURL(q.r.URL.Path, q.rawQuery), bytes.NewReader(q.withDrops(q.bodyFor(e))))
 	if err != nil {
 		return nil, err
 	}
 	req.Header = q.upstreamHeader(e)
+	q.dropBetas(req.Header)
 	return req, nil
 }
 
@@ -270,6 +257,10 @@ func (q *request) upstreamError(e *endpoint, resp *http.Response, t *translation
 		return res
 	}
 	if res.act != actDone {
+		return res
+	}
+	if ds := q.refusedParts(resp.StatusCode, decoded); len(ds) > 0 {
+		res.refused = ds
 		return res
 	}
 	if adj := q.adjustmentFor(e, resp.StatusCode, decoded); adj != adjustNone {

@@ -151,6 +151,13 @@ type Attempt struct {
 	// same endpoint after it refused the first ("strip_thinking",
 	// "step_down_effort"); "" when it was not.
 	Adjusted string `json:"adjusted,omitempty"`
+	// Dropped names the parts left out of the request the answer came to
+	// (droppable.go): learned before, or after Refused refused them.
+	Dropped []string `json:"dropped,omitempty"`
+	// Refused is the endpoint's refusal of the attempt's first try ("400:
+	// context_management: Extra inputs are not permitted"), after which
+	// the request went again without what it named; "" when none.
+	Refused string `json:"refused,omitempty"`
 }
 
 // ErrorType names what went wrong in one attempt (docs/BEHAVIOUR.md#request-log).

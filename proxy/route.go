@@ -45,6 +45,10 @@ type request struct {
 	conv *conv.Request
 	// adjusted is the adjustment of the retry in progress (retry.go).
 	adjusted adjustment
+	// drops are the parts left out of the current attempt's request, and
+	// sent its request before they were left out (refused.go).
+	drops Drops
+	sent  []byte
 	// meter reads the current attempt's usage (usage.go).
 	meter meter
 	// order is the candidates in the order the loop walks them (hedge.go

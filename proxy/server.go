@@ -27,6 +27,10 @@ type Options struct {
 	Logger   zerolog.Logger
 	// Transport carries upstream requests. Nil means NewTransport().
 	Transport http.RoundTripper
+	// OnLearn is told of each part an endpoint refused and was then served
+	// without (learn.go), to persist it; nil keeps it in memory only. It is
+	// called on the request's goroutine and must not block.
+	OnLearn func(endpointID int64, l Learned)
 }
 
 // Server serves the /v1/* routes. Configure it with Update before use; until
@@ -46,11 +50,13 @@ type Server struct {
 	// copyBufs recycles copyResponse's 32 KiB buffers: one per request
 	// would otherwise dominate the proxy's allocations.
 	copyBufs sync.Pool
+	learned  learnedDrops // refused parts learned, until the config carries them
+	onLearn  func(int64, Learned)
 }
 
 // New makes a Server.
 func New(opts Options) *Server {
-	s := &Server{breakers: opts.Breakers, sink: opts.Sink, log: opts.Logger, transport: opts.Transport}
+	s := &Server{breakers: opts.Breakers, sink: opts.Sink, log: opts.Logger, transport: opts.Transport, onLearn: opts.OnLearn}
 	s.copyBufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	if s.breakers == nil {
 		s.breakers = breaker.NewSet(breaker.Config{}, nil)
@@ -88,6 +94,7 @@ func NewTransport() *http.Transport {
 // the snapshot they started with.
 func (s *Server) Update(cfg Config) {
 	snap := compile(cfg)
+	s.learned.settle(&cfg)
 	for name, why := range snap.invalid {
 		s.log.Warn().Str("endpoint", name).Str("error", why).Msg("endpoint left out of routing")
 	}

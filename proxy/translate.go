@@ -106,11 +106,12 @@ func (q *request) encodeTranslated(ctx context.Context, e *endpoint, t *translat
 	if e.protocol == q.pi {
 		u = e.upstreamURL(q.r.URL.Path, q.rawQuery) // a same-protocol retry (retry.go)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(q.withDrops(body)))
 	if err != nil {
 		return nil, err
 	}
 	h := q.upstreamHeader(e)
+	q.dropBetas(h)
 	for k := range h {
 		if strings.HasPrefix(k, "Anthropic-") && e.Protocol != ProtocolAnthropic {
 			delete(h, k)
