@@ -2,8 +2,10 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // everyField is an EndpointPatch that sets every field to a value none of
@@ -24,6 +26,8 @@ var everyField = map[string]any{
 	"BreakerOverrides": json.RawMessage(`{"failure_threshold":3}`),
 	"PriceMultiplier":  0.25,
 	"HedgeAfterMs":     int64(1500),
+	"Drops": []EndpointDrop{{Drop: "context_management", At: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC),
+		Error: "400: context_management: Extra inputs are not permitted", Source: "learned"}},
 }
 
 // fullPatch is everyField as an EndpointPatch; it fails t for a patch field
@@ -88,4 +92,32 @@ func TestEveryEndpointFieldStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("updated", got)
+}
+
+// Learned drops are added to what the endpoint has, once each, without
+// touching its other fields.
+func TestAddEndpointDrops(t *testing.T) {
+	db := openTestDB(t)
+	e, err := db.CreateEndpoint(t.Context(), endpointPatch("relay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	d := EndpointDrop{Drop: "context_management", At: at, Error: "400: refused", Source: "learned"}
+	for i, want := range []bool{true, false} {
+		added, err := db.AddEndpointDrops(t.Context(), e.ID, []EndpointDrop{d})
+		if err != nil || added != want {
+			t.Fatalf("add %d: %v, %v; want %v", i, added, err, want)
+		}
+	}
+	got, err := db.GetEndpoint(t.Context(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Drops, []EndpointDrop{d}) || got.Name != "relay" || got.APIKey != e.APIKey || !got.UpdatedAt.Equal(e.UpdatedAt) {
+		t.Errorf("got %+v", got)
+	}
+	if _, err := db.AddEndpointDrops(t.Context(), 999, []EndpointDrop{d}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown id: %v", err)
+	}
 }

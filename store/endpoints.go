@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"modernc.org/sqlite"
@@ -372,4 +373,36 @@ func fromMillis(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms).UTC()
+}
+
+// AddEndpointDrops adds to endpoint id's drops those of ds it does not
+// have yet, leaving every other field as it is; it reports whether any was
+// added. An unknown id wraps ErrNotFound.
+func (db *DB) AddEndpointDrops(ctx context.Context, id int64, ds []EndpointDrop) (bool, error) {
+	var added bool
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		e, err := getEndpoint(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if !slices.ContainsFunc(e.Drops, func(have EndpointDrop) bool { return have.Drop == d.Drop }) {
+				e.Drops = append(e.Drops, d)
+				added = true
+			}
+		}
+		if !added {
+			return nil
+		}
+		b, err := json.Marshal(e.Drops)
+		if err != nil {
+			return fmt.Errorf("encode drops: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE endpoints SET drops = ? WHERE id = ?`, string(b), id)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("add drops to endpoint %d: %w", id, err)
+	}
+	return added, nil
 }

@@ -25,7 +25,7 @@ func TestCreateEndpointDefaults(t *testing.T) {
 	want := Endpoint{
 		ID: a.ID, Name: "alpha", BaseURL: "https://relay.example/api", APIKey: "sk-secret",
 		Protocol: "anthropic", Auth: "", Models: []string{}, ModelMap: map[string]string{},
-		Enabled: true, SortOrder: 0, BreakerOverrides: json.RawMessage("{}"), PriceMultiplier: 1, HedgeAfterMs: -1,
+		Enabled: true, SortOrder: 0, BreakerOverrides: json.RawMessage("{}"), PriceMultiplier: 1, HedgeAfterMs: -1, Drops: []EndpointDrop{},
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 	}
 	if !reflect.DeepEqual(a, want) {

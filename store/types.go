@@ -26,6 +26,7 @@ type Endpoint struct {
 	BreakerOverrides json.RawMessage   `json:"breaker_overrides"` // a JSON object; {} when none
 	PriceMultiplier  float64           `json:"price_multiplier"`  // scales the cost of its answers (docs/BEHAVIOUR.md#cost)
 	HedgeAfterMs     int64             `json:"hedge_after_ms"`    // its own hedge delay (docs/BEHAVIOUR.md#hedging); -1: the setting's
+	Drops            []EndpointDrop    `json:"drops"`             // parts of a request it refuses (docs/BEHAVIOUR.md#refused-fields)
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
@@ -51,6 +52,19 @@ type EndpointPatch struct {
 	BreakerOverrides *json.RawMessage   `json:"breaker_overrides"`
 	PriceMultiplier  *float64           `json:"price_multiplier" range:"0.001,1000"` // default 1
 	HedgeAfterMs     *int64             `json:"hedge_after_ms" range:"-1,600000"`    // default -1: the setting's
+	Drops            *[]EndpointDrop    `json:"drops"`
+}
+
+// EndpointDrop is one part of a request an endpoint refuses and gets
+// without (docs/BEHAVIOUR.md#refused-fields): a field path or
+// "beta:<value>", when it was learned or entered, the refusal that taught
+// it, and whether ccmesh learned it or the user entered it. The store keeps
+// them as given; the app checks Drop against the proxy's list.
+type EndpointDrop struct {
+	Drop   string    `json:"drop"`
+	At     time.Time `json:"at"`
+	Error  string    `json:"error,omitempty"`
+	Source string    `json:"source"` // learned | manual
 }
 
 // BreakerState is a breaker's persisted state (docs/BEHAVIOUR.md#breaker-persistence).
