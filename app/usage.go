@@ -19,14 +19,20 @@ func usageDeltas(rec *proxy.Record, price func(model string, endpointID int64, u
 	}
 	out := make([]store.UsageDelta, len(rec.Attempts))
 	last := len(rec.Attempts) - 1
+	// A race may start from any attempt (docs/BEHAVIOUR.md#hedging): its
+	// two sides are the attempts with a part in it, the hedge the second.
+	inRace := 0
 	for i := range rec.Attempts {
 		at := &rec.Attempts[i]
 		model := at.Model
 		if model == "" {
 			model = rec.ModelForwarded
 		}
+		if at.Hedge != "" {
+			inRace++
+		}
 		d := store.UsageDelta{EndpointID: at.EndpointID, Endpoint: at.Endpoint, Model: model,
-			Requests: 1, Errors: b2i(i < last || failed), Hedges: b2i(i > 0 && at.Hedge != "")}
+			Requests: 1, Errors: b2i(i < last || failed), Hedges: b2i(at.Hedge != "" && inRace == 2)}
 		if u := at.Usage; u != nil {
 			d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning = u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning
 			c := price(model, at.EndpointID, *u)

@@ -37,7 +37,10 @@ type result struct {
 type attempt struct {
 	e     *endpoint
 	start time.Time
-	res   result
+	// end is when the attempt ended, when that was before finish (a race
+	// side waits for the other); zero: at finish.
+	end time.Time
+	res result
 	// retryAt is when the endpoint's 429 said to come back; zero if none.
 	retryAt time.Time
 }
@@ -164,7 +167,7 @@ func (q *request) visit(e *endpoint, budget int) visitEnd {
 		}
 		switch q.try(e, permit) {
 		case actDone:
-			if at := q.attempts[len(q.attempts)-1]; q.sess.hex != "" && at.res.outcome.Kind == breaker.Success {
+			if at := q.answered(); q.sess.hex != "" && at.res.outcome.Kind == breaker.Success {
 				q.s.affinity.set(q.sess.hash, at.e.ID, time.Now())
 			}
 			return visitDone
@@ -179,6 +182,18 @@ func (q *request) visit(e *endpoint, budget int) visitEnd {
 		return visitFailed
 	}
 	return visitFailed
+}
+
+// answered is the attempt that answered the client: the last one, or, after
+// a race, the side that won it, which the cancelled side may follow in the
+// history.
+func (q *request) answered() attempt {
+	for i := len(q.attempts) - 1; i >= 0; i-- {
+		if q.attempts[i].res.act == actDone {
+			return q.attempts[i]
+		}
+	}
+	return q.attempts[len(q.attempts)-1]
 }
 
 // permit takes the breaker permit for one attempt: explicit requests skip
@@ -248,8 +263,8 @@ func (q *request) leave(e *endpoint, seen int64) int64 {
 }
 
 // try runs one attempt on e, reports its outcome to the permit and
-// appends it to the failover history. The request's first attempt may be
-// raced by a hedge on the next candidate (hedge.go).
+// appends it to the failover history. An attempt may be raced by a hedge
+// on the next candidate, once per request (hedge.go).
 func (q *request) try(e *endpoint, permit breaker.Permit) action {
 	if next := q.hedgeCandidate(e); next != nil {
 		return q.tryHedged(e, permit, next)
@@ -276,7 +291,10 @@ func (q *request) finish(at attempt, permit breaker.Permit, model, hedge string)
 		at.res.outcome = neutral
 	}
 	permit.Done(at.res.outcome)
-	end := time.Now()
+	end := at.end
+	if end.IsZero() {
+		end = time.Now()
+	}
 	if ra := at.res.retryAfter; ra > 0 {
 		at.retryAt = end.Add(ra)
 	}

@@ -4,21 +4,24 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
-// First-token hedging (docs/BEHAVIOUR.md#hedging). A request's first
-// attempt that has no first content event (no response headers, when not
-// streamed) after HedgeAfter is raced by the same request on the next
-// candidate. Each side runs on its own copy of the request, so the two
-// never share state; before writing anything to the client a side must
-// claim the gate, and the first to claim wins: the other's context is
-// cancelled and it ends as "cancelled", neutral for its breaker. The
-// prelude hold is what makes this safe: nothing of a side reaches the
-// client before it has content, and then it is the only one writing.
+// First-token hedging (docs/BEHAVIOUR.md#hedging). An attempt that has no
+// first content event (no response headers, when not streamed) after its
+// endpoint's delay is raced by the same request on the next candidate of
+// the walk: the request's first attempt or a later one, whichever stalls
+// first, once per request. Each side runs on its own copy of the request,
+// so the two never share state; before writing anything to the client a
+// side must claim the gate, and the first to claim wins: the other's
+// context is cancelled and it ends as "cancelled", neutral for its
+// breaker. The prelude hold is what makes this safe: nothing of a side
+// reaches the client before it has content, and then it is the only one
+// writing.
 
 var errHedgeLost = errors.New("the racing attempt answered first")
 
@@ -35,35 +38,59 @@ type hedgeGate struct {
 type hedgeSide struct {
 	gate *hedgeGate
 	side int
+	// before is how many attempts the request had made before the race.
+	before int
 }
 
 // claim reports whether side may write to the client: it wins the race
-// when nobody has, and the other side is stopped.
-func (g *hedgeGate) claim(side int) bool {
+// when nobody has, and the other side is stopped. sides is how many
+// attempts the race has made; it cannot change once a side has won.
+func (g *hedgeGate) claim(side int) (won bool, sides int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.winner < 0 {
 		g.winner = side
 		g.cancel[1-side](errHedgeLost)
 	}
-	return g.winner == side
+	sides = 1
+	if g.second {
+		sides = 2
+	}
+	return g.winner == side, sides
 }
 
-// startSecond reports whether the hedge should start: nobody has won yet.
-func (g *hedgeGate) startSecond() bool {
+// startSecond takes the second side's permit when nobody has won yet, and
+// reports whether the second side may start. The permit is taken under
+// the gate's lock so that a side claiming the race sees the second side
+// either started, with its permit, or never to start: what it tells the
+// client about the attempts is what the log will say.
+func (g *hedgeGate) startSecond(take func() (breaker.Permit, error)) (breaker.Permit, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.winner >= 0 {
-		return false
+		return breaker.Permit{}, false
+	}
+	p, err := take()
+	if err != nil {
+		return p, false
 	}
 	g.second = true
-	return true
+	return p, true
 }
 
 // commit is called before an attempt's first write to the client; false
-// means the attempt lost its race and must write nothing.
+// means the attempt lost its race and must write nothing. A side that wins
+// counts the attempts as the record will: every attempt before the race
+// and each side started (docs/BEHAVIOUR.md#attempt-loop, headers).
 func (q *request) commit() bool {
-	return q.hedge == nil || q.hedge.gate.claim(q.hedge.side)
+	if q.hedge == nil {
+		return true
+	}
+	won, sides := q.hedge.gate.claim(q.hedge.side)
+	if won {
+		q.rec.AttemptCount = q.hedge.before + sides
+	}
+	return won
 }
 
 // ctx is the context attempts run under.
@@ -79,16 +106,23 @@ func lostRace() result {
 	return result{verdict: verdict{act: actNext, outcome: neutral, errType: ErrHedgeCancelled}, msg: "cancelled: " + errHedgeLost.Error()}
 }
 
-// hedgeCandidate is the endpoint to race e with, or nil: only the
-// request's first attempt is raced, at most once, when the setting is on,
-// the budget has room for both, and there is a next candidate. Explicit
+// hedgeCandidate is the endpoint to race e with, or nil: the next
+// candidate after e in the walk, when the setting is on, the request has
+// not raced yet and the budget has room for both attempts. Explicit
 // endpoints and count_tokens are never raced.
 func (q *request) hedgeCandidate(e *endpoint) *endpoint {
-	if q.hedgeAfter(e) <= 0 || q.hedged || q.explicit != nil || len(q.attempts) > 0 ||
-		q.budget < 2 || len(q.order) < 2 || q.order[0] != e || q.r.URL.Path == countTokensPath {
+	if q.hedgeAfter(e) <= 0 || q.hedged || q.explicit != nil || q.budget-len(q.attempts) < 2 ||
+		q.r.URL.Path == countTokensPath {
 		return nil
 	}
-	return q.order[1]
+	// The walk visits each candidate once, in q.order: the one after e is
+	// where a failure of e would go next. After the last there is none;
+	// wrapping would race an endpoint the walk has already left.
+	i := slices.Index(q.order, e)
+	if i < 0 || i+1 >= len(q.order) {
+		return nil
+	}
+	return q.order[i+1]
 }
 
 // hedgeAfter is how long an attempt on e may go without content before
@@ -118,21 +152,24 @@ func (q *request) side(gate *hedgeGate, i int, e *endpoint) *raceSide {
 	var ctx context.Context
 	ctx, gate.cancel[i] = context.WithCancelCause(q.r.Context())
 	c.base = ctx
-	c.hedge = &hedgeSide{gate: gate, side: i}
-	// What the client's headers say when this side answers.
+	c.hedge = &hedgeSide{gate: gate, side: i, before: q.rec.AttemptCount}
+	// What the client's headers say when this side answers (commit sets
+	// the count once the race is decided).
 	c.rec.EndpointID, c.rec.Endpoint = e.ID, e.Name
 	c.rec.AttemptCount = q.rec.AttemptCount + i + 1
 	c.startMeter(e)
-	return &raceSide{q: &c, at: attempt{e: e, start: time.Now()}, done: make(chan struct{})}
+	return &raceSide{q: &c, at: attempt{e: e}, done: make(chan struct{})}
 }
 
 // run forwards the side's attempt. A side whose attempt ends after the
 // other side won was stopped by it: cancelled, neutral, whatever its
 // interrupted read looked like; one that failed before that failed on its
-// own and counts.
+// own and counts. Its start and end are its own, not the race's.
 func (s *raceSide) run() {
 	defer close(s.done)
+	s.at.start = time.Now()
 	s.at.res = s.q.forward(s.at.e)
+	s.at.end = time.Now()
 	s.model = s.q.rec.ModelForwarded
 	g := s.q.hedge.gate
 	g.mu.Lock()
@@ -147,7 +184,7 @@ func (s *raceSide) run() {
 // HedgeAfter, the same request on next, and keeps the one that answers
 // first. Both attempts go into the failover history.
 func (q *request) tryHedged(e *endpoint, permit breaker.Permit, next *endpoint) action {
-	q.hedged = true
+	q.rec.TokensIn, q.rec.TokensOut = 0, 0
 	// Encode both bodies now, so the sides only read the shared caches.
 	q.prepare(e)
 	q.prepare(next)
@@ -163,16 +200,18 @@ func (q *request) tryHedged(e *endpoint, permit breaker.Permit, next *endpoint) 
 	select {
 	case <-a.done:
 	case <-timer.C:
-		if gate.startSecond() {
-			if p, err := q.permit(next); err == nil {
-				b.permit, raced = p, true
-				go b.run()
-			}
+		b.permit, raced = gate.startSecond(func() (breaker.Permit, error) { return q.permit(next) })
+		if raced {
+			go b.run()
 		}
 	case <-q.r.Context().Done():
 	}
 	<-a.done
 	if raced {
+		// Only a race that started spends the request's one hedge: an
+		// attempt that answered or failed before the delay leaves it to
+		// the attempts after it.
+		q.hedged = true
 		<-b.done
 	}
 	return q.settleRace(a, b, permit, raced)

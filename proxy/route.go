@@ -52,7 +52,7 @@ type request struct {
 	// meter reads the current attempt's usage (usage.go).
 	meter meter
 	// order is the candidates in the order the loop walks them (hedge.go
-	// races the first with the second).
+	// races an attempt with the candidate after it).
 	order []*endpoint
 	// hedged: the request's one hedge was started; hedge is this side's
 	// part in the race, nil outside one (hedge.go).

@@ -160,15 +160,25 @@ type affinity struct {
 	used     time.Time
 }
 
+// get is the endpoint session s is on, if its entry is alive at now. A
+// lookup is a use: the conversation is routed by it, so its idle time
+// starts again whether or not the request then succeeds there.
 func (a *affinities) get(s uint64, now time.Time) (int64, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e, ok := a.m[s]
-	if ok && now.Sub(e.used) >= affinityIdle {
+	if !ok {
+		return 0, false
+	}
+	if now.Sub(e.used) >= affinityIdle {
 		a.remove(s, e)
 		return 0, false
 	}
-	return e.endpoint, ok
+	if now.After(e.used) {
+		e.used = now
+		a.m[s] = e
+	}
+	return e.endpoint, true
 }
 
 // load is how many conversations endpoint id carries.

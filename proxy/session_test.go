@@ -145,22 +145,24 @@ func TestSessionStrategy(t *testing.T) {
 	}
 }
 
-// TestAffinityExpiry: an entry lives an hour after its last use.
+// TestAffinityExpiry: an entry lives an hour after its last use, an
+// answer (set) or a lookup (get).
 func TestAffinityExpiry(t *testing.T) {
 	var a affinities
 	t0 := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	a.set(7, 2, t0)
+	if _, ok := a.get(7, t0.Add(affinityIdle)); ok {
+		t.Fatal("still there an hour after it was set, unused")
+	}
+	a.set(7, 2, t0)
 	if id, ok := a.get(7, t0.Add(affinityIdle-time.Nanosecond)); !ok || id != 2 {
 		t.Fatalf("just before an hour: %d %v, want 2", id, ok)
 	}
-	a.set(7, 2, t0.Add(30*time.Minute)) // used again
-	if _, ok := a.get(7, t0.Add(affinityIdle)); !ok {
-		t.Fatal("expired although used 30 min before")
+	a.set(7, 2, t0.Add(90*time.Minute)) // answered again
+	if _, ok := a.get(7, t0.Add(90*time.Minute+affinityIdle-time.Nanosecond)); !ok {
+		t.Fatal("expired although answered less than an hour before")
 	}
-	if _, ok := a.get(7, t0.Add(30*time.Minute+affinityIdle)); ok {
-		t.Fatal("still there an hour after its last use")
-	}
-	a.set(8, 1, t0.Add(3*affinityIdle)) // sweeps
+	a.set(8, 1, t0.Add(5*affinityIdle)) // sweeps
 	if len(a.m) != 1 {
 		t.Errorf("%d entries after the sweep, want 1", len(a.m))
 	}

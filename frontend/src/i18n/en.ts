@@ -394,7 +394,7 @@ const en = {
     firstByte: 'First-byte timeout (ms)',
     idle: 'Stream idle timeout (ms)',
     hedge: 'Hedge after (ms, 0 = off)',
-    hedgeHelp: 'Hedging: when the first endpoint has sent no content after this long, the same request also goes to the next endpoint and the first to answer wins. The cancelled request may still be billed by its upstream for the input it read.',
+    hedgeHelp: 'Hedging: when the endpoint being tried (the first, or one failed over to) has sent no content after this long, the same request also goes to the next endpoint and the first to answer wins; once per request. The cancelled request may still be billed by its upstream for the input it read.',
     maxBody: 'Max request body (bytes)',
     retention: 'Log retention',
     retentionRows: 'Keep newest rows',
