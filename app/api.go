@@ -57,6 +57,7 @@ func (a *App) api(mux *http.ServeMux) {
 	h("GET /api/stats.csv", a.statsCSVHandler)
 	h("GET /api/route", a.routeHandler)
 	h("GET /api/presets", a.presetsHandler)
+	h("GET /api/droppable", a.handleDroppable)
 	h("GET /api/settings", a.getSettings)
 	h("PUT /api/settings", a.putSettings)
 	h("GET /api/prices", a.getPrices)

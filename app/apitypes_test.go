@@ -249,6 +249,7 @@ func frontendTypes() ([]byte, error) {
 	g.Add("ClaudeCodeApplied", reflect.TypeFor[tsClaudeCodeApplied]())
 	g.Add("PresetsReply", reflect.TypeFor[tsPresets]())      // GET /api/presets
 	g.Add("", reflect.TypeFor[Codex]())                      // GET /api/codex
+	g.Add("", reflect.TypeFor[DroppableReply]())             // GET /api/droppable
 	g.Add("CodexApplied", reflect.TypeFor[tsCodexApplied]()) // POST /api/codex/apply
 	g.Add("ApiErrorBody", reflect.TypeFor[tsErrorBody]())
 	g.Add("ApiErrorDetail", reflect.TypeFor[apiError]())

@@ -68,6 +68,7 @@ type App struct {
 	pause   pauseState // paused, and a timed pause's timer (pause.go)
 
 	persist *breakerPersister
+	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
 	health  *healthPublisher
 
 	testsMu sync.Mutex
@@ -123,6 +124,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// Before the breakers: restoring them at start already reports transitions.
 	a.persist = newBreakerPersister(db, a.log, a)
 	a.health = &healthPublisher{a: a}
+	a.learn = newLearnPersister(a)
 	if err := a.start(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -171,14 +173,16 @@ func (a *App) start(ctx context.Context) error {
 		Sink:      logSink{a},
 		Logger:    a.log.With().Str("component", "proxy").Logger(),
 		Transport: a.opts.Transport,
+		OnLearn:   a.learn.queue,
 	})
 	if err := a.reload(ctx); err != nil {
 		return err
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
-	a.loops.Add(1)
+	a.loops.Add(2)
 	go func() { defer a.loops.Done(); a.persist.run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.learn.run(loopCtx) }()
 	return nil
 }
 

@@ -51,6 +51,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 			FastSortOrder: e.FastSortOrder,
 			SortOrder:     e.SortOrder,
 			HedgeAfter:    endpointHedge(e.HedgeAfterMs),
+			Drops:         proxyDrops(e.Drops),
 		}
 	}
 	return proxy.Config{

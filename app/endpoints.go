@@ -167,6 +167,12 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		if p.BaseURL != nil && *p.BaseURL != before.BaseURL && p.Drops == nil {
+			// Another upstream may take what this one refused: what was
+			// learned goes, what the user entered stays (docs/BEHAVIOUR.md#refused-fields).
+			manual := manualDrops(before.Drops)
+			p.Drops = &manual
+		}
 		if updated, err = a.db.UpdateEndpoint(ctx, id, p); err != nil {
 			return err
 		}

@@ -181,11 +181,4 @@ func seal(plain []byte, passphrase string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func patchOf(e store.Endpoint) store.EndpointPatch {
-	return store.EndpointPatch{
-		Name: &e.Name, BaseURL: &e.BaseURL, APIKey: &e.APIKey, Protocol: &e.Protocol, Auth: &e.Auth,
-		Models: &e.Models, ModelMap: &e.ModelMap, Enabled: &e.Enabled, Fast: &e.Fast,
-		FastSortOrder: &e.FastSortOrder, SortOrder: &e.SortOrder, BreakerOverrides: &e.BreakerOverrides,
-		PriceMultiplier: &e.PriceMultiplier, HedgeAfterMs: &e.HedgeAfterMs,
-	}
-}
+func patchOf(e store.Endpoint) store.EndpointPatch { return store.PatchOf(e) }

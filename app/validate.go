@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ccmesh/ccmesh/breaker"
@@ -189,6 +190,11 @@ func (in *endpointInput) validate(create bool) *apiError {
 	}
 	if in.BreakerOverrides != nil {
 		if err := validOverrides("breaker_overrides", *in.BreakerOverrides); err != nil {
+			return err
+		}
+	}
+	if in.Drops != nil {
+		if err := validDrops(*in.Drops, time.Now()); err != nil {
 			return err
 		}
 	}

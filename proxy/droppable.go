@@ -15,9 +15,11 @@ import (
 // Drop and has it applied before every request.
 type Drop string
 
-// dropPrefixBeta starts a Drop that removes one value of the
+// DropPrefixBeta starts a Drop that removes one value of the
 // anthropic-beta header: "beta:context-management-2025-06-27".
-const dropPrefixBeta = "beta:"
+const DropPrefixBeta = "beta:"
+
+const dropPrefixBeta = DropPrefixBeta
 
 // droppablePart is one entry of the list of parts ccmesh may leave out.
 type droppablePart struct {
@@ -55,6 +57,22 @@ var droppable = []droppablePart{
 	{"tools[].strict", "strict schema adherence for a tool's arguments: arguments are still validated by the client"},
 	{"cache_control.ttl", "a longer cache lifetime: the default five minutes applies"},
 	{"cache_control", "prompt caching hints: input is billed in full"},
+}
+
+// DroppablePart is one entry of the list, for the admin API.
+type DroppablePart struct {
+	Drop Drop
+	Why  string
+}
+
+// DroppableParts is the list of parts ccmesh may leave out, besides
+// anthropic-beta values, in the list's order.
+func DroppableParts() []DroppablePart {
+	out := make([]DroppablePart, len(droppable))
+	for i, p := range droppable {
+		out[i] = DroppablePart{Drop: p.drop, Why: p.why}
+	}
+	return out
 }
 
 // Why says why d is safe to leave out, and whether ccmesh may leave it out

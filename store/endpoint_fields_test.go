@@ -121,3 +121,28 @@ func TestAddEndpointDrops(t *testing.T) {
 		t.Errorf("unknown id: %v", err)
 	}
 }
+
+// PatchOf sets every field of the patch, to a copy of the endpoint's.
+func TestPatchOf(t *testing.T) {
+	db := openTestDB(t)
+	e, err := db.CreateEndpoint(t.Context(), fullPatch(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PatchOf(e)
+	pv := reflect.ValueOf(p)
+	for i := range pv.NumField() {
+		name := pv.Type().Field(i).Name
+		if pv.Field(i).IsNil() {
+			t.Errorf("PatchOf leaves %s unset", name)
+			continue
+		}
+		if got, want := pv.Field(i).Elem().Interface(), reflect.ValueOf(e).FieldByName(name).Interface(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %#v, want %#v", name, got, want)
+		}
+	}
+	(*p.Models)[0] = "changed"
+	if e.Models[0] == "changed" {
+		t.Error("the patch shares the endpoint's models")
+	}
+}

@@ -65,6 +65,8 @@ export interface Attempt {
   hedge?: string;
   cost_usd?: number | null;
   adjusted?: string;
+  dropped?: string[];
+  refused?: string;
 }
 
 /** Go: store.BreakerEvent */
@@ -168,6 +170,26 @@ export interface CurlReply {
   command: string;
 }
 
+/** Go: app.DroppablePart */
+export interface DroppablePart {
+  drop: string;
+  why: string;
+}
+
+/** Go: app.DroppableReply */
+export interface DroppableReply {
+  parts: DroppablePart[];
+  beta_prefix: string;
+}
+
+/** Go: store.EndpointDrop */
+export interface EndpointDrop {
+  drop: string;
+  at: string;
+  error?: string;
+  source: string;
+}
+
 /** Go: store.EndpointPatch */
 export interface EndpointPatch {
   name: string | null;
@@ -184,6 +206,7 @@ export interface EndpointPatch {
   breaker_overrides: BreakerParams | null;
   price_multiplier: number | null;
   hedge_after_ms: number | null;
+  drops: EndpointDrop[] | null;
 }
 
 /** Go: app.EndpointReply */
@@ -202,6 +225,7 @@ export interface EndpointReply {
   breaker_overrides: BreakerParams;
   price_multiplier: number;
   hedge_after_ms: number;
+  drops: EndpointDrop[];
   created_at: string;
   updated_at: string;
   api_key_masked: string;
