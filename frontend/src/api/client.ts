@@ -21,6 +21,7 @@ import type {
   LogPage,
   LogQuery,
   PresetsReply,
+  DroppableReply,
   PriceRow,
   PricesReply,
   Protocol,
@@ -279,6 +280,11 @@ export class ApiClient {
   /** The providers an endpoint can start from (docs/BEHAVIOUR.md#presets). */
   presets(): Promise<PresetsReply> {
     return this.call('GET', '/api/presets');
+  }
+
+  /** The parts of a request ccmesh may leave out for an endpoint that refuses them (docs/BEHAVIOUR.md#refused-fields). */
+  droppable(): Promise<DroppableReply> {
+    return this.call('GET', '/api/droppable');
   }
 
   claudeCode(): Promise<ClaudeCode> {

@@ -7,6 +7,7 @@ import { formatPercent, formatTime } from '../format';
 import { BreakerHistory } from './BreakerHistory';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Countdown } from './Countdown';
+import { EndpointDrops } from './EndpointDrops';
 import { StatusBadge } from './StatusBadge';
 import { protocolLabel } from '../words';
 
@@ -93,6 +94,10 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           </div>
         )}
       </dl>
+      <EndpointDrops endpoint={ep} busy={!!busy} onSave={(drops, done) => void run('drops', async () => {
+        onChanged(await api.updateEndpoint(ep.id, { drops }));
+        return { kind: 'ok', text: done };
+      })} />
       <BreakerHistory endpointId={ep.id} healthAt={healthAt} />
       {notice && (
         <p className={notice.kind === 'ok' ? 'notice' : 'error'} role="status">

@@ -74,6 +74,15 @@ function show(l: LogDetail, lang: Language = 'en') {
 const reasons = () => within(screen.getByTestId('routing-excluded')).getAllByRole('listitem').map((li) => li.textContent);
 
 describe('log timeline', () => {
+  it('shows what an attempt went without, and the refusal of its first try', () => {
+    show({ ...log, history: [attempt({ dropped: ['context_management', 'beta:context-management-2025-06-27'], refused: '400: context_management: Extra inputs are not permitted' }), attempt({ endpoint: 'claude', endpoint_id: 7 })] });
+    const [first, second] = screen.getAllByTestId('attempt');
+    expect(within(first).getByTestId('attempt-dropped')).toHaveTextContent('without context_management, beta:context-management-2025-06-27');
+    expect(within(first).getByTestId('attempt-refused')).toHaveTextContent('First try refused: 400: context_management: Extra inputs are not permitted');
+    expect(within(second).queryByTestId('attempt-dropped')).toBeNull();
+    expect(within(second).queryByTestId('attempt-refused')).toBeNull();
+  });
+
   it('tags each translated attempt with its translation, and none on a pass-through', () => {
     show({ ...log, history: [...log.history!, attempt({ endpoint: 'claude', endpoint_id: 7 })] });
     const attempts = screen.getAllByTestId('attempt');

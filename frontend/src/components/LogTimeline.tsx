@@ -79,6 +79,11 @@ function AttemptItem({ a }: { a: Attempt }) {
             {word(t, 'logs.adjusted', a.adjusted)}
           </span>
         )}
+        {a.dropped && a.dropped.length > 0 && (
+          <span className="tag" data-testid="attempt-dropped" title={t('logs.droppedTitle')}>
+            {t('logs.dropped', { parts: a.dropped.join(', ') })}
+          </span>
+        )}
         <span className="muted">
           {formatClock(a.started_at, i18n.language)} · {a.duration_ms} ms
         </span>
@@ -99,6 +104,11 @@ function AttemptItem({ a }: { a: Attempt }) {
               {costText(t, a.cost_usd ?? null, i18n.language)}
             </span>
           )}
+        </div>
+      )}
+      {a.refused && (
+        <div className="attempt-msg" data-testid="attempt-refused">
+          {t('logs.refused')} <code className="quoted">{a.refused}</code>
         </div>
       )}
       {a.message && <div className="attempt-msg"><code className="quoted">{a.message}</code></div>}

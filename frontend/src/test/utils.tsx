@@ -104,6 +104,7 @@ export function endpoint(over: Partial<Endpoint> & Pick<Endpoint, 'id' | 'name'>
     breaker_overrides: {},
     price_multiplier: 1,
     hedge_after_ms: -1,
+    drops: [],
     api_key_masked: '',
     has_key: false,
     created_at: '2026-11-30T08:00:00Z',
