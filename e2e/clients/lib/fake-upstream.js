@@ -37,10 +37,15 @@ export const PROTOCOL_PATHS = Object.freeze({
 /**
  * startUpstream listens on 127.0.0.1 on a free port.
  * @param {string} name - used in answers and message ids
- * @param {{toolFile?: string, toolCall?: {name: string, input: object}, only?: 'anthropic'|'openai-chat'|'openai-responses'}} [opts]
+ * @param {{toolFile?: string, toolCall?: {name: string, input: object}, only?: 'anthropic'|'openai-chat'|'openai-responses',
+ *   refuse?: {fields?: string[], betas?: string[]}}} [opts]
  *   toolFile: the file a `Read` tool call asks for;
  *   toolCall: the tool (and its input) the fake calls instead of Read;
- *   only: the one protocol the fake speaks (other protocols' paths are 404)
+ *   only: the one protocol the fake speaks (other protocols' paths are 404);
+ *   refuse: as a relay in front of an older backend, a Messages request that
+ *   carries one of these top-level fields or anthropic-beta values gets one
+ *   400 naming them all, the field in an OpenAI-style gateway's words and the
+ *   beta in Anthropic's (`up.refusals` counts them)
  */
 export async function startUpstream(name, opts = {}) {
   if (opts.only && !PROTOCOL_PATHS[opts.only]) throw new Error(`startUpstream: unknown protocol ${opts.only}`);
@@ -48,6 +53,7 @@ export async function startUpstream(name, opts = {}) {
     name,
     fault: Fault.none,
     requests: [], // {method, path, headers, body}
+    refusals: 0,
     url: '',
     server: null,
     close: () => new Promise((resolve) => { up.server.closeAllConnections(); up.server.close(resolve); }),
@@ -95,6 +101,13 @@ function route(up, opts, req, res, body) {
   if (up.fault === Fault.unauthorized) {
     return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
   }
+  if (opts.refuse && path === '/v1/messages') {
+    const message = refusalOf(opts.refuse, req.headers['anthropic-beta'] ?? '', body);
+    if (message) {
+      up.refusals += 1;
+      return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message } });
+    }
+  }
   switch (path) {
     case '/v1/messages/count_tokens':
       return json(res, 200, { input_tokens: 42 });
@@ -106,6 +119,17 @@ function route(up, opts, req, res, body) {
       return responses(up, opts, res, body);
   }
   return json(res, 404, { error: { message: `fake ${up.name}: unknown path ${path}`, type: 'invalid_request_error' } });
+}
+
+/** refusalOf is a relay's words for what of refuse the request carries, or "" when none. */
+function refusalOf(refuse, betaHeader, body) {
+  const parts = [];
+  const fields = (refuse.fields ?? []).filter((f) => f in body);
+  if (fields.length) parts.push(`Unrecognized request argument supplied: ${fields.join(', ')}`);
+  const sent = betaHeader.split(',').map((v) => v.trim());
+  const betas = (refuse.betas ?? []).filter((b) => sent.includes(b));
+  if (betas.length) parts.push(`Unexpected value(s) ${betas.map((b) => `\`${b}\``).join(', ')} for the \`anthropic-beta\` header. Please consult our documentation at docs.anthropic.com or try again without the header.`);
+  return parts.join('; ');
 }
 
 function json(res, status, doc) {
