@@ -89,7 +89,10 @@ func (c *Capture) Redact(extra ...string) {
 	secrets = slices.Compact(secrets)
 
 	if ce := c.ResponseHeader.Get("Content-Encoding"); ce != "" && len(c.ResponseBody) > 0 {
-		limit := max(c.limit, DefaultCaptureBody)
+		limit := c.limit // the capture_body_bytes setting holds for the decoded body too
+		if limit <= 0 {
+			limit = DefaultCaptureBody
+		}
 		if dec := decodeBody(ce, c.ResponseBody, int64(limit)+1); !bytes.Equal(dec, c.ResponseBody) {
 			if len(dec) > limit {
 				dec, c.ResponseTruncated = dec[:limit], true

@@ -90,3 +90,29 @@ func TestCaptureRedactQueryAndAdminToken(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureBodyCapSetting: the body cap the configuration gives
+// (capture_body_bytes) holds for each side, a compressed answer's decoded
+// body included.
+func TestCaptureBodyCapSetting(t *testing.T) {
+	const limit = 1024
+	long := `{"type":"message","content":[],"note":"` + strings.Repeat("z", 4*limit) + `"}`
+	for _, enc := range []string{"", "gzip"} {
+		t.Run("encoding "+enc, func(t *testing.T) {
+			msg := okClaude()
+			msg.Body, msg.Encoding = long, enc
+			a := upstream(t, msg)
+			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}, Capture: CaptureAll, CaptureBodyCap: limit})
+			req := strings.Replace(claudeBody, `"model"`, `"pad":"`+strings.Repeat("p", 2*limit)+`","model"`, 1)
+			h.post("/v1/messages", req, "Accept-Encoding", "gzip")
+			c := h.record().Capture
+			c.Redact()
+			if len(c.RequestBody) != limit || !c.RequestTruncated {
+				t.Errorf("request body %d bytes, truncated %v; want %d, true", len(c.RequestBody), c.RequestTruncated, limit)
+			}
+			if len(c.ResponseBody) != limit || !c.ResponseTruncated || c.ResponseBody[0] != '{' {
+				t.Errorf("response body %d bytes, truncated %v; want %d decoded, true", len(c.ResponseBody), c.ResponseTruncated, limit)
+			}
+		})
+	}
+}
