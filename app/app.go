@@ -157,10 +157,11 @@ func (a *App) start(ctx context.Context) error {
 		return fmt.Errorf("load test results: %w", err)
 	}
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
-		OnWrite:   a.onLogsWritten,
-		OnFail:    func(int) { a.health.changed() },
-		Retention: a.retention,
-		Logger:    a.log,
+		OnWrite:      a.onLogsWritten,
+		OnFail:       func(int) { a.health.changed() },
+		Retention:    a.retention,
+		CaptureTotal: a.captureTotal,
+		Logger:       a.log,
 	})
 	if err := a.today.load(ctx, a.db, time.Now()); err != nil {
 		return fmt.Errorf("load today's cost: %w", err)
@@ -247,6 +248,14 @@ func (a *App) retention() (int, time.Duration) {
 		return d.LogRetentionRows, time.Duration(d.LogRetentionDays) * 24 * time.Hour
 	}
 	return s.Settings.LogRetentionRows, time.Duration(s.Settings.LogRetentionDays) * 24 * time.Hour
+}
+
+// captureTotal is the capture_total_bytes setting, for the log writer.
+func (a *App) captureTotal() int64 {
+	if s := a.state.Load(); s != nil {
+		return s.Settings.CaptureTotalBytes
+	}
+	return DefaultSettings().CaptureTotalBytes
 }
 
 // onTransition runs on whatever goroutine reported the outcome, often a

@@ -23,13 +23,18 @@ import (
 // captureSource hands a proxy capture to the log writer, which calls
 // Capture on its own goroutine: the secrets are removed there, off the
 // request path.
-type captureSource struct{ c *proxy.Capture }
+// adminToken is masked too: the proxy does not know it, and a page's
+// Referer (/ui/?token=…) or a client's query may carry it.
+type captureSource struct {
+	c          *proxy.Capture
+	adminToken string
+}
 
 func (s captureSource) Size() int { return s.c.Size() }
 
 func (s captureSource) Capture() *store.Capture {
 	c := s.c
-	c.Redact()
+	c.Redact(s.adminToken)
 	return &store.Capture{
 		Method:            c.Method,
 		Query:             c.Query,
@@ -129,6 +134,9 @@ func (a *App) loadCapture(r *http.Request, forSending bool) (int64, store.Captur
 	if err != nil {
 		return 0, store.Capture{}, err
 	}
+	// A capture stored before queries were redacted may still hold a
+	// credential there: it is never shown, copied or sent again.
+	c.Query = proxy.RedactQuery(c.Query, a.token)
 	if forSending && c.RequestTruncated {
 		return 0, store.Capture{}, &apiError{Status: http.StatusConflict, Code: "capture_truncated", Message: fmt.Sprintf(
 			"the request body of log %d was cut at the capture cap (or refused unread), so it cannot be sent again", id)}
@@ -278,19 +286,20 @@ func (d *discardWriter) Write(p []byte) (int, error) {
 
 // replayHeader is a captured request's headers as they can be sent again:
 // without those of the original connection (hop-by-hop, Host,
-// Content-Length), a browser's Origin, and ccmesh's own x-ccmesh-* but
-// the endpoint the client named.
+// Content-Length), a browser's (Origin, Referer, Sec-Fetch-*: the page it
+// came from, which a resend or a curl command does not have), and ccmesh's
+// own x-ccmesh-* but the endpoint the client named.
 func replayHeader(h http.Header) http.Header {
 	out := h.Clone()
 	if out == nil {
 		out = http.Header{}
 	}
 	for _, k := range []string{"Host", "Content-Length", "Connection", "Proxy-Connection", "Keep-Alive",
-		"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Expect", "Origin"} {
+		"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Expect", "Origin", "Referer"} {
 		out.Del(k)
 	}
 	for k := range out {
-		if strings.HasPrefix(k, "X-Ccmesh-") && k != "X-Ccmesh-Endpoint" {
+		if strings.HasPrefix(k, "X-Ccmesh-") && k != "X-Ccmesh-Endpoint" || strings.HasPrefix(k, "Sec-Fetch-") {
 			delete(out, k)
 		}
 	}

@@ -5,14 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // ClaudeCode is GET /api/claude-code: how to point Claude Code at ccmesh,
@@ -72,31 +69,64 @@ func (a *App) claudeCodePlan() (ClaudeCode, error) {
 		return ClaudeCode{}, err
 	}
 	cc := ClaudeCode{BaseURL: a.ProxyURL(), Exports: a.ExportLines(), SettingsPath: path}
-	cur, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return cc, fmt.Errorf("read %s: %w", path, err)
+	cur, err := readClientFile(path)
+	if err != nil {
+		return cc, err
 	}
 	cc.Current = string(cur)
-	doc := map[string]any{}
+	// Every value the change does not touch stays as written: raw JSON
+	// keeps a number's digits (a float64 would round 2^53 and above) and
+	// a string's escapes.
+	var doc map[string]json.RawMessage
 	if len(bytes.TrimSpace(cur)) > 0 {
 		if err := json.Unmarshal(cur, &doc); err != nil {
 			return cc, &apiError{Status: http.StatusConflict, Code: "claude_settings_unreadable",
 				Message: fmt.Sprintf("%s is not valid JSON (%v); fix or move it, then try again — ccmesh will not overwrite it", path, err)}
 		}
 	}
-	env, _ := doc["env"].(map[string]any)
-	if env == nil {
-		env = map[string]any{}
+	if doc == nil { // no file, or a file that says null
+		doc = map[string]json.RawMessage{}
 	}
-	env["ANTHROPIC_BASE_URL"] = a.ProxyURL()
-	doc["env"] = env
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(doc["env"], &env) != nil || env == nil {
+		env = map[string]json.RawMessage{} // none, or not an object: replaced
+	}
+	if env["ANTHROPIC_BASE_URL"], err = jsonText(a.ProxyURL()); err != nil {
 		return cc, err
 	}
-	cc.Proposed = string(out) + "\n"
+	if doc["env"], err = jsonText(env); err != nil {
+		return cc, err
+	}
+	if cc.Proposed, err = jsonIndented(doc); err != nil {
+		return cc, err
+	}
 	cc.Hash = planHash(cc.Current, cc.Proposed)
 	return cc, nil
+}
+
+// jsonText is v as JSON without HTML escapes: a hook's "a && b" stays
+// that, not "a \u0026\u0026 b".
+func jsonText(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// jsonIndented is v as a settings file: indented by two spaces, no HTML
+// escapes, a newline at the end.
+func jsonIndented(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // clientFile is one client's configuration file that Connect changes:
@@ -161,30 +191,6 @@ func (a *App) claudeCodeFile() clientFile {
 			cc, err := a.claudeCodePlan()
 			return cc, filePlan{cc.SettingsPath, cc.Current, cc.Proposed, cc.Hash}, err
 		}}
-}
-
-// writePlan writes a previewed change to a client's configuration file:
-// a backup of the old text first (when there was one), then the new text
-// through a temporary file and a rename, so a crash never leaves half a
-// file. It returns the backup's path ("" when there was no file).
-func writePlan(path, current, proposed string) (backup string, err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-	}
-	if current != "" {
-		backup = fmt.Sprintf("%s.ccmesh-backup-%s", path, time.Now().Format("20060102-150405"))
-		if err := os.WriteFile(backup, []byte(current), 0o600); err != nil {
-			return "", fmt.Errorf("back up %s: %w", path, err)
-		}
-	}
-	tmp := path + ".ccmesh-tmp"
-	if err := os.WriteFile(tmp, []byte(proposed), 0o600); err != nil {
-		return "", fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return "", fmt.Errorf("replace %s: %w", path, err)
-	}
-	return backup, nil
 }
 
 // planHashFrom reads the {"hash":"…"} body an apply call sends; what

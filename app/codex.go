@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -78,9 +77,9 @@ func (a *App) codexPlan() (Codex, error) {
 		return Codex{}, err
 	}
 	c := Codex{BaseURL: strings.TrimSuffix(a.ProxyURL(), "/") + "/v1", Block: a.codexBlock(), Exports: a.codexExports(), ConfigPath: path}
-	cur, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return c, fmt.Errorf("read %s: %w", path, err)
+	cur, err := readClientFile(path)
+	if err != nil {
+		return c, err
 	}
 	c.Current = string(cur)
 	var doc map[string]any

@@ -65,6 +65,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 		AllowedHosts:     allowedHosts(listen),
 		PublicListener:   listen != "" && !ListenerIsLoopback(listen),
 		Capture:          s.Capture,
+		CaptureBodyCap:   int(s.CaptureBodyBytes),
 	}
 }
 

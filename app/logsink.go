@@ -26,7 +26,7 @@ func (s logSink) Log(rec *proxy.Record) {
 	row.Usage = usageDeltas(rec, s.a.price)
 	s.a.today.add(rec.Time, row.Usage)
 	if rec.Capture != nil {
-		row.Capture = captureSource{rec.Capture}
+		row.Capture = captureSource{c: rec.Capture, adminToken: s.a.token}
 	}
 	if w, ok := rec.Tag.(*resendWait); ok {
 		row.Done = w.logged

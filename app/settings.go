@@ -8,6 +8,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/store"
 )
 
 // Settings is the whole settings document: GET and PUT /api/settings, the
@@ -37,6 +38,13 @@ type Settings struct {
 	// Capture says which requests keep what their client sent and got
 	// (docs/BEHAVIOUR.md#capture-and-resend): off, errors or all.
 	Capture proxy.CaptureMode `json:"capture"`
+	// CaptureBodyBytes caps each captured body (more is cut and marked),
+	// CaptureTotalBytes what all captures store together, the oldest
+	// dropped first (docs/BEHAVIOUR.md#capture-and-resend). The body cap
+	// ends at 16 MiB so that a capture (two bodies) stays well within the
+	// log writer's 64 MiB queue budget for captures.
+	CaptureBodyBytes  int64 `json:"capture_body_bytes" range:"1024,16777216,1 KiB to 16 MiB"`
+	CaptureTotalBytes int64 `json:"capture_total_bytes" range:"1048576,17179869184,1 MiB to 16 GiB"`
 	// Prices are the user's price rows, tried before the shipped ones
 	// (docs/BEHAVIOUR.md#cost); PUT /api/prices replaces them, and so does
 	// a PUT /api/settings that gives them.
@@ -63,6 +71,8 @@ func DefaultSettings() Settings {
 		Notifications:      true,
 		Language:           "en",
 		Capture:            proxy.CaptureOff,
+		CaptureBodyBytes:   proxy.DefaultCaptureBody,
+		CaptureTotalBytes:  store.DefaultCaptureTotal,
 		Prices:             []PriceRow{},
 	}
 }

@@ -67,15 +67,17 @@ func (c *Capture) Size() int { return len(c.RequestBody) + len(c.ResponseBody) +
 var secretHeaders = []string{"X-Api-Key", "Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
 
 // Redact removes, in place, what must never be stored
-// (docs/BEHAVIOUR.md#capture-and-resend): the credential headers, and
-// every endpoint key, the client token and the client's own credential,
-// wherever else they occur in headers or bodies, are masked as MaskKey
-// shows them. A body cut at the cap is also cleared of a secret's first
-// characters left at its end. A response body the client got compressed
-// is decoded first (and its Content-Encoding left out), so that it can be
-// searched and read. Call it once, off the request path.
-func (c *Capture) Redact() {
-	secrets := slices.Clone(c.secrets)
+// (docs/BEHAVIOUR.md#capture-and-resend): the credential headers and
+// query parameters, and every endpoint key, the client token, the
+// client's own credential and extra (the admin token, which the proxy
+// does not know), wherever else they occur in the query, headers or
+// bodies, are masked as MaskKey shows them. A body cut at the cap is also
+// cleared of a secret's first characters left at its end. A response body
+// the client got compressed is decoded first (and its Content-Encoding
+// left out), so that it can be searched and read. Call it once, off the
+// request path.
+func (c *Capture) Redact(extra ...string) {
+	secrets := slices.Concat(c.secrets, extra)
 	for _, v := range c.RequestHeader.Values("X-Api-Key") {
 		secrets = append(secrets, strings.TrimSpace(v))
 	}
@@ -87,7 +89,10 @@ func (c *Capture) Redact() {
 	secrets = slices.Compact(secrets)
 
 	if ce := c.ResponseHeader.Get("Content-Encoding"); ce != "" && len(c.ResponseBody) > 0 {
-		limit := max(c.limit, DefaultCaptureBody)
+		limit := c.limit // the capture_body_bytes setting holds for the decoded body too
+		if limit <= 0 {
+			limit = DefaultCaptureBody
+		}
 		if dec := decodeBody(ce, c.ResponseBody, int64(limit)+1); !bytes.Equal(dec, c.ResponseBody) {
 			if len(dec) > limit {
 				dec, c.ResponseTruncated = dec[:limit], true
@@ -97,6 +102,7 @@ func (c *Capture) Redact() {
 			c.ResponseHeader.Del("Content-Length")
 		}
 	}
+	c.Query = RedactQuery(c.Query, secrets...)
 	c.RequestHeader = redactHeader(c.RequestHeader, secrets)
 	c.ResponseHeader = redactHeader(c.ResponseHeader, secrets)
 	c.RequestBody = redactBody(c.RequestBody, c.RequestTruncated, secrets)
@@ -113,6 +119,12 @@ func redactHeader(h http.Header, secrets []string) http.Header {
 	}
 	for _, vv := range h {
 		for i, v := range vv {
+			// A URL's query may carry a credential (a page's /ui/?token=…
+			// in a Referer, an upstream's Location): redacted as the
+			// request's own query is.
+			if isURL(v) {
+				v = redactURL(v, secrets)
+			}
 			vv[i] = Redact(v, secrets...)
 		}
 	}

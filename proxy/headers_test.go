@@ -195,7 +195,20 @@ func TestGuards(t *testing.T) {
 		{name: "lan ip host it listens on", host: "192.168.1.5:3457", allowed: []string{"192.168.1.5:3457"}, wantCode: 200},
 		{name: "foreign origin", hdr: []string{"Origin", "https://evil.example"}, wantCode: 403},
 		{name: "null origin", hdr: []string{"Origin", "null"}, wantCode: 403},
-		{name: "loopback origin", hdr: []string{"Origin", "http://localhost:5173"}, wantCode: 200},
+		// A page on another local port is a web page like any other
+		// (docs/BEHAVIOUR.md#safety): refused without the client token.
+		{name: "loopback origin of another port", hdr: []string{"Origin", "http://localhost:5173"}, wantCode: 403},
+		{name: "local page, text/plain", hdr: []string{"Origin", "http://localhost:8080", "Content-Type", "text/plain"}, wantCode: 403},
+		{name: "own origin", hdr: []string{"Origin", "http://{host}"}, wantCode: 200},
+		{name: "own origin, https", hdr: []string{"Origin", "https://{host}"}, wantCode: 200},
+		{name: "own origin with a path is not an origin", hdr: []string{"Origin", "http://{host}/x"}, wantCode: 403},
+		{name: "fetch metadata cross-site", hdr: []string{"Sec-Fetch-Site", "cross-site"}, wantCode: 403},
+		{name: "fetch metadata same-site", hdr: []string{"Sec-Fetch-Site", "same-site"}, wantCode: 403},
+		{name: "fetch metadata same-origin", hdr: []string{"Sec-Fetch-Site", "same-origin"}, wantCode: 200},
+		{name: "fetch metadata none (the user's own navigation)", hdr: []string{"Sec-Fetch-Site", "none"}, wantCode: 200},
+		{name: "local page with the client token", token: "s3cret", hdr: []string{"Origin", "http://localhost:8080", "x-api-key", "s3cret"}, wantCode: 200},
+		{name: "cross-site with the client token", token: "s3cret", hdr: []string{"Sec-Fetch-Site", "cross-site", "Authorization", "Bearer s3cret"}, wantCode: 200},
+		{name: "local page with a wrong token", token: "s3cret", hdr: []string{"Origin", "http://localhost:8080", "x-api-key", "nope"}, wantCode: 403},
 		{name: "token missing", token: "s3cret", wantCode: 401},
 		{name: "token wrong", token: "s3cret", hdr: []string{"x-api-key", "nope"}, wantCode: 401},
 		{name: "token as x-api-key", token: "s3cret", hdr: []string{"x-api-key", "s3cret"}, wantCode: 200},
@@ -216,7 +229,7 @@ func TestGuards(t *testing.T) {
 				req.Host = tc.host
 			}
 			for i := 0; i < len(tc.hdr); i += 2 {
-				req.Header.Set(tc.hdr[i], tc.hdr[i+1])
+				req.Header.Set(tc.hdr[i], strings.ReplaceAll(tc.hdr[i+1], "{host}", req.Host))
 			}
 			resp, err := h.client.Do(req)
 			if err != nil {
@@ -329,5 +342,42 @@ func TestLogRecord(t *testing.T) {
 	case extra := <-h.sink.ch:
 		t.Errorf("a second record for one request: %+v", extra)
 	default:
+	}
+}
+
+// TestWebPageRefusedInTheProtocolsShape: a web page's request to /v1
+// without the client token is a 403 in the shape of the path's protocol
+// (a browser's text/plain POST carries no anthropic-version), saying what
+// to do, and nothing reaches an upstream.
+func TestWebPageRefusedInTheProtocolsShape(t *testing.T) {
+	tests := []struct {
+		path, wantShape string
+	}{
+		{"/v1/messages", `"type":"error","error":{"type":"permission_error"`},
+		{"/v1/messages/count_tokens", `"type":"permission_error"`},
+		{"/v1/chat/completions", `"code":"forbidden"`},
+		{"/v1/responses", `"code":"forbidden"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			a := upstream(t, okClaude())
+			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL)}})
+			got := h.post(tc.path, claudeBody, "anthropic-version", "", "Content-Type", "text/plain", "Origin", "http://localhost:8080")
+			h.record()
+			if got.status != http.StatusForbidden {
+				t.Fatalf("status = %d, want 403", got.status)
+			}
+			if !strings.Contains(got.body, tc.wantShape) {
+				t.Errorf("body %s, want it to contain %s", got.body, tc.wantShape)
+			}
+			for _, want := range []string{`origin \"http://localhost:8080\"`, "set a client token", "x-api-key"} {
+				if !strings.Contains(got.body, want) {
+					t.Errorf("body %s, want it to say %q", got.body, want)
+				}
+			}
+			if a.Count() != 0 {
+				t.Errorf("upstream calls = %d, want 0", a.Count())
+			}
+		})
 	}
 }

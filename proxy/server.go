@@ -149,8 +149,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// On a non-loopback listener a client that holds the token may name
 	// the host however its network does; without the token the
 	// DNS-rebinding guard decides (docs/BEHAVIOUR.md#safety).
-	anyHost := snap.cfg.PublicListener && snap.cfg.ClientToken != "" && tokenOK
-	if msg := guard(r, snap.cfg.AllowedHosts, anyHost); msg != "" {
+	tokenSent := internal || (snap.cfg.ClientToken != "" && tokenOK)
+	anyHost := snap.cfg.PublicListener && tokenSent
+	if msg := guard(r, snap.cfg.AllowedHosts, anyHost, tokenSent); msg != "" {
+		if p, ok := routeProtocol(r.URL.Path); ok {
+			shape = p.shape()
+		}
 		fail(http.StatusForbidden, msg)
 		return
 	}
@@ -223,17 +227,48 @@ func routeProtocol(path string) (Protocol, bool) {
 	return "", false
 }
 
-// guard applies docs/BEHAVIOUR.md#safety's Host and Origin checks; it returns why the
-// request is refused, or "". Besides loopback names, allowed lists the
-// Host values a non-loopback listener is reached by.
-func guard(r *http.Request, allowed []string, anyHost bool) string {
+// guard applies docs/BEHAVIOUR.md#safety's Host and browser checks; it
+// returns why the request is refused, or "". Besides loopback names,
+// allowed lists the Host values a non-loopback listener is reached by.
+// tokenSent: the request carries the valid client token (or is ccmesh's
+// own), which a web page cannot know.
+func guard(r *http.Request, allowed []string, anyHost, tokenSent bool) string {
 	if !anyHost && !IsLoopbackHost(r.Host) && !slices.Contains(allowed, r.Host) {
 		return "ccmesh only answers requests addressed to a loopback host (localhost, 127.0.0.1, [::1]); Host " + quoteShort(r.Host) + " was refused to prevent DNS rebinding"
 	}
-	if o := r.Header.Get("Origin"); o != "" && !loopbackOrigin(o) && !slices.Contains(allowed, strings.TrimPrefix(o, "http://")) {
-		return "ccmesh refuses browser requests from origin " + quoteShort(o) + ": a web page must not spend your API keys"
+	if from, ok := fromWebPage(r); ok && !tokenSent {
+		return "ccmesh refuses requests sent by a web page (" + from + ") that carry no client token: any page you open could " +
+			"otherwise spend your API keys. Call ccmesh from a program (CLI clients and SDKs send no Origin), or set a client " +
+			"token in ccmesh's Settings and send it as x-api-key or Authorization: Bearer"
 	}
 	return ""
+}
+
+// fromWebPage reports whether a browser sent r on behalf of a page of
+// another origin, and says which: an Origin other than ccmesh's own, or a
+// Sec-Fetch-Site other than same-origin or none (none is the user's own
+// navigation, which no page can cause). A page on any local port counts:
+// loopback is where the user's other tools and dev servers run.
+func fromWebPage(r *http.Request) (string, bool) {
+	if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
+		return "origin " + quoteShort(o), true
+	}
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+		return "", false
+	default:
+		return "Sec-Fetch-Site " + quoteShort(site), true
+	}
+}
+
+// sameOrigin reports whether Origin o names the server the request was
+// addressed to (Host host).
+func sameOrigin(o, host string) bool {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+		return false
+	}
+	return strings.EqualFold(u.Host, host)
 }
 
 func quoteShort(s string) string {
@@ -241,14 +276,6 @@ func quoteShort(s string) string {
 		s = s[:100] + "…"
 	}
 	return `"` + s + `"`
-}
-
-func loopbackOrigin(o string) bool {
-	u, err := url.Parse(o)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	return IsLoopbackHost(u.Host)
 }
 
 // IsLoopbackHost reports whether host (a Host header: name or IP, with or

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -248,4 +249,33 @@ func TestInsertBatchIDs(t *testing.T) {
 			t.Errorf("row %d: capture %q (%v), want body %d", i, c.RequestBody, err, i)
 		}
 	}
+}
+
+// TestCaptureTotalFromSetting: the writer keeps captures within the cap
+// CaptureTotal gives when it writes, so a changed setting holds from the
+// next capture stored.
+func TestCaptureTotalFromSetting(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db := openBubbleDB(t, dir)
+		defer db.Close()
+		var total atomic.Int64 // 0 at first: CaptureTotalBytes, the default
+		w := NewLogWriter(db, LogWriterOptions{CaptureTotal: total.Load})
+		for range 3 {
+			w.Enqueue(RequestLog{Path: "/v1/messages", Capture: &source{c: sampleCapture(strings.Repeat("abc", 100)), size: 100}})
+			advance(time.Second)
+		}
+		kept, stored := captureState(t, db)
+		if len(kept) != 3 {
+			t.Fatalf("kept %v under the default cap, want 3", kept)
+		}
+		total.Store(stored / 3) // room for one
+		w.Enqueue(RequestLog{Path: "/v1/messages", Capture: &source{c: sampleCapture(strings.Repeat("abc", 100)), size: 100}})
+		if err := w.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if kept, got := captureState(t, db); len(kept) != 1 || got > stored/3 {
+			t.Errorf("kept %v (%d bytes) under a cap of %d, want only the newest", kept, got, stored/3)
+		}
+	})
 }

@@ -48,6 +48,10 @@ type LogWriterOptions struct {
 	// CaptureTotalBytes caps what all captures store together, the oldest
 	// dropped first; 0 means DefaultCaptureTotal.
 	CaptureTotalBytes int64
+	// CaptureTotal, if set, gives the current cap (the capture_total_bytes
+	// setting), read for each batch that stores a capture; a result ≤ 0
+	// means CaptureTotalBytes.
+	CaptureTotal func() int64
 	// CaptureQueueBytes bounds the captures waiting in the queue (their
 	// Size); a row that would pass it is queued without its capture, which
 	// CapturesDropped counts. 0 means 64 MiB.
@@ -297,6 +301,16 @@ func (w *LogWriter) drain(batch []RequestLog) {
 	}
 }
 
+// captureTotal is the cap the batch's captures are kept within.
+func (w *LogWriter) captureTotal(captures []*storedCapture) int64 {
+	if captures != nil && w.opts.CaptureTotal != nil {
+		if n := w.opts.CaptureTotal(); n > 0 {
+			return n
+		}
+	}
+	return w.opts.CaptureTotalBytes
+}
+
 func (w *LogWriter) write(batch []RequestLog) {
 	routing := make([][]byte, len(batch))
 	history := make([][]byte, len(batch))
@@ -314,7 +328,7 @@ func (w *LogWriter) write(batch []RequestLog) {
 		yield.maybe()
 	}
 	yield.now() // before BEGIN and the statement's prepare
-	err := w.db.insertBatch(w.ctx, batch, routing, history, captures, w.opts.CaptureTotalBytes, &yield)
+	err := w.db.insertBatch(w.ctx, batch, routing, history, captures, w.captureTotal(captures), &yield)
 	for i := range batch {
 		if r := &batch[i]; r.Done != nil {
 			id := r.ID

@@ -447,6 +447,8 @@ export interface Settings {
   start_at_login: boolean;
   language: string;
   capture: CaptureMode;
+  capture_body_bytes: number;
+  capture_total_bytes: number;
   prices: PriceRow[];
 }
 

@@ -60,7 +60,7 @@ describe('settings', () => {
     expect(capture).toHaveValue('off');
     expect(screen.getByRole('option', { name: 'errors only' })).toBeInTheDocument();
     expect(screen.getByTestId('capture-help')).toHaveTextContent('Nothing is kept beyond the request log row.');
-    expect(screen.getByTestId('capture-help')).toHaveTextContent('up to 1 MiB');
+    expect(screen.getByTestId('capture-help')).toHaveTextContent('up to the body cap');
     expect(screen.getByTestId('capture-help')).toHaveTextContent('API keys, tokens and cookies are removed before anything is stored.');
     await user.selectOptions(capture, 'all');
     expect(screen.getByTestId('capture-help')).toHaveTextContent('Kept for every request.');
@@ -71,6 +71,32 @@ describe('settings', () => {
     expect(put.path).toBe('/api/settings');
     expect(put.body).toMatchObject({ capture: 'all', strategy: 'sticky' });
     expect('prices' in (put.body as object)).toBe(false);
+  });
+
+  // docs/BEHAVIOUR.md#capture-and-resend: the caps are settings.
+  it('shows the capture caps and saves them', async () => {
+    const calls = stubFetch({
+      ...baseRoutes([]),
+      'GET /api/settings': { body: { language: '', strategy: 'sticky', capture: 'all', capture_body_bytes: 1048576, capture_total_bytes: 268435456 } },
+      'PUT /api/settings': (c) => ({ body: { language: '', strategy: 'sticky', ...(c.body as object) } }),
+    });
+    const user = userEvent.setup();
+    renderApp(<SettingsPanel />);
+    const body = await screen.findByLabelText('Capture: cap per body (bytes)');
+    expect(body).toHaveValue('1048576');
+    expect(screen.getByLabelText('Capture: total cap (bytes)')).toHaveValue('268435456');
+    await user.clear(body);
+    await user.type(body, '2048');
+    await user.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect(calls.find((c) => c.method === 'PUT')!.body).toMatchObject({ capture_body_bytes: 2048, capture_total_bytes: 268435456 });
+  });
+
+  it('labels the capture caps in Chinese too', async () => {
+    stubFetch({ ...baseRoutes([]), 'GET /api/settings': { body: { language: '', strategy: 'sticky', capture_body_bytes: 1024, capture_total_bytes: 1048576 } } });
+    renderApp(<SettingsPanel />, 'zh-CN');
+    expect(await screen.findByLabelText('记录：每个请求体上限（字节）')).toHaveValue('1024');
+    expect(screen.getByLabelText('记录：合计上限（字节）')).toHaveValue('1048576');
   });
 
   it('has Connect Codex beside Connect Claude Code', async () => {

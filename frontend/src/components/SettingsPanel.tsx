@@ -14,7 +14,8 @@ import { SyncPanel } from './SyncPanel';
 const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session'];
 const CAPTURE_MODES: CaptureMode[] = ['off', 'errors', 'all'];
 const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'hedge_after_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days'] as const;
-type NumberField = (typeof NUMBERS)[number];
+const CAPTURE_CAPS = ['capture_body_bytes', 'capture_total_bytes'] as const;
+type NumberField = (typeof NUMBERS)[number] | (typeof CAPTURE_CAPS)[number];
 const NUMBER_LABEL: Record<NumberField, string> = {
   first_byte_timeout_ms: 'settings.firstByte',
   idle_timeout_ms: 'settings.idle',
@@ -22,6 +23,8 @@ const NUMBER_LABEL: Record<NumberField, string> = {
   max_body_bytes: 'settings.maxBody',
   log_retention_rows: 'settings.retentionRows',
   log_retention_days: 'settings.retentionDays',
+  capture_body_bytes: 'settings.captureBody',
+  capture_total_bytes: 'settings.captureTotal',
 };
 
 export function SettingsPanel() {
@@ -78,6 +81,11 @@ export function SettingsPanel() {
     );
   };
 
+  const numberField = (n: NumberField) =>
+    field(n, t(NUMBER_LABEL[n]), (id) => (
+      <input id={id} inputMode="numeric" value={draft[n] ?? ''} onChange={(e) => setDraft({ ...draft, [n]: Number(e.target.value) })} />
+    ));
+
   return (
     <section aria-labelledby="settings-heading">
       <h2 id="settings-heading">{t('settings.heading')}</h2>
@@ -122,13 +130,7 @@ export function SettingsPanel() {
         </fieldset>
         <fieldset>
           <legend>{t('settings.timeouts')} · {t('settings.retention')}</legend>
-          <div className="grid3">
-            {NUMBERS.map((n) =>
-              field(n, t(NUMBER_LABEL[n]), (id) => (
-                <input id={id} inputMode="numeric" value={draft[n] ?? ''} onChange={(e) => setDraft({ ...draft, [n]: Number(e.target.value) })} />
-              )),
-            )}
-          </div>
+          <div className="grid3">{NUMBERS.map(numberField)}</div>
         </fieldset>
         <p className="muted" data-testid="hedge-help">{t('settings.hedgeHelp')}</p>
         <p className="muted" data-testid="log-rows-lost">
@@ -141,6 +143,7 @@ export function SettingsPanel() {
             ))}
           </select>
         ))}
+        <div className="grid2">{CAPTURE_CAPS.map(numberField)}</div>
         <p className="muted" id={`${uid}-capture-help`} data-testid="capture-help">
           {t(`settings.captureHelp.${draft.capture ?? 'off'}`, { defaultValue: '' })} {t('settings.captureKept')}
         </p>
