@@ -38,9 +38,10 @@ const (
 	codexKeyEnv   = "CCMESH_API_KEY"
 )
 
-// codexBlock is the provider table for this proxy.
+// codexBlock is the provider table for this proxy. ccmesh serves no
+// WebSocket (docs/BEHAVIOUR.md#inbound-api): Codex must not try one.
 func (a *App) codexBlock() string {
-	return fmt.Sprintf("[model_providers.%s]\nname = \"ccmesh\"\nbase_url = %q\nenv_key = %q\nwire_api = \"responses\"\n",
+	return fmt.Sprintf("[model_providers.%s]\nname = \"ccmesh\"\nbase_url = %q\nenv_key = %q\nwire_api = \"responses\"\nsupports_websockets = false\n",
 		codexProvider, strings.TrimSuffix(a.ProxyURL(), "/")+"/v1", codexKeyEnv)
 }
 
@@ -161,15 +162,16 @@ func checkCodexConfig(text, baseURL string) error {
 	var doc struct {
 		ModelProvider  string `toml:"model_provider"`
 		ModelProviders map[string]struct {
-			BaseURL string `toml:"base_url"`
-			WireAPI string `toml:"wire_api"`
+			BaseURL    string `toml:"base_url"`
+			WireAPI    string `toml:"wire_api"`
+			WebSockets *bool  `toml:"supports_websockets"`
 		} `toml:"model_providers"`
 	}
 	if err := toml.Unmarshal([]byte(text), &doc); err != nil {
 		return err
 	}
 	p := doc.ModelProviders[codexProvider]
-	if doc.ModelProvider != codexProvider || p.BaseURL != baseURL || p.WireAPI != "responses" {
+	if doc.ModelProvider != codexProvider || p.BaseURL != baseURL || p.WireAPI != "responses" || p.WebSockets == nil || *p.WebSockets {
 		return errors.New("the edited file would not select ccmesh's provider")
 	}
 	return nil

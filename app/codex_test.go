@@ -22,6 +22,7 @@ check_for_update_on_startup = false
 name = "old"
 base_url = "http://127.0.0.1:9999/v1"
 wire_api = "responses"
+supports_websockets = false
 
 [model_providers.other]
 name = "Other"
@@ -43,6 +44,7 @@ name = "ccmesh"
 base_url = "http://127.0.0.1:3457/v1"
 env_key = "CCMESH_API_KEY"
 wire_api = "responses"
+supports_websockets = false
 
 [model_providers.other]
 name = "Other"
@@ -81,7 +83,7 @@ enabled = false
 }
 
 func TestCodexConfigEdits(t *testing.T) {
-	block := "[model_providers.ccmesh]\nname = \"ccmesh\"\nbase_url = \"http://127.0.0.1:3457/v1\"\nenv_key = \"CCMESH_API_KEY\"\nwire_api = \"responses\"\n"
+	block := "[model_providers.ccmesh]\nname = \"ccmesh\"\nbase_url = \"http://127.0.0.1:3457/v1\"\nenv_key = \"CCMESH_API_KEY\"\nwire_api = \"responses\"\nsupports_websockets = false\n"
 	for _, c := range []struct{ name, in, want string }{
 		{"no file", "", "model_provider = \"ccmesh\"\n\n" + block},
 		{"top-level keys only", "model = \"gpt-5.5\"", "model_provider = \"ccmesh\"\nmodel = \"gpt-5.5\"\n\n" + block},

@@ -5,7 +5,7 @@ import type { Codex } from '../api/types';
 import { baseRoutes, renderApp, stubEventSource, stubFetch } from '../test/utils';
 import { CodexPanel } from './CodexPanel';
 
-const block = '[model_providers.ccmesh]\nname = "ccmesh"\nbase_url = "http://127.0.0.1:3457/v1"\nenv_key = "CCMESH_API_KEY"\nwire_api = "responses"\n';
+const block = '[model_providers.ccmesh]\nname = "ccmesh"\nbase_url = "http://127.0.0.1:3457/v1"\nenv_key = "CCMESH_API_KEY"\nwire_api = "responses"\nsupports_websockets = false\n';
 
 function preview(over: Partial<Codex> = {}): Codex {
   return {
