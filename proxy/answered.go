@@ -1,8 +1,12 @@
 package proxy
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/ccmesh/ccmesh/breaker"
 )
 
 // An answer names the model that wrote it; relays sometimes serve another
@@ -36,4 +40,67 @@ func sameModel(forwarded, answered string) bool {
 		return true
 	}
 	return canonicalModel(forwarded) == canonicalModel(answered)
+}
+
+var modelKey = []byte(`"model"`)
+
+// modelOf is the model a body or an event names: top-level "model"
+// (Chat, a Messages or Responses body), message.model (Anthropic's
+// message_start) or response.model (Responses' events); "" when none.
+func modelOf(b []byte) string {
+	if !bytes.Contains(b, modelKey) {
+		return ""
+	}
+	var doc struct {
+		Model    string                  `json:"model"`
+		Message  *struct{ Model string } `json:"message"`
+		Response *struct{ Model string } `json:"response"`
+	}
+	if json.Unmarshal(b, &doc) != nil {
+		return ""
+	}
+	switch {
+	case doc.Model != "":
+		return doc.Model
+	case doc.Message != nil && doc.Message.Model != "":
+		return doc.Message.Model
+	case doc.Response != nil:
+		return doc.Response.Model
+	}
+	return ""
+}
+
+// OnModelMismatch is what an endpoint does with an answer that names
+// another model than the one forwarded.
+type OnModelMismatch string
+
+const (
+	MismatchRecord OnModelMismatch = "record" // the log row says so (the default, "")
+	MismatchFail   OnModelMismatch = "fail"   // the attempt fails, Broken, and the loop goes on
+)
+
+// MismatchModes are the values an endpoint's on_model_mismatch takes.
+var MismatchModes = []OnModelMismatch{MismatchRecord, MismatchFail}
+
+// Valid reports whether m is one of MismatchModes.
+func (m OnModelMismatch) Valid() bool { return m == MismatchRecord || m == MismatchFail }
+
+// answeredOther is the model the attempt's answer names when it is
+// another than forwarded, "" when it is the same or names none.
+func (q *request) answeredOther(forwarded string) string {
+	if m := q.meter.model; !sameModel(forwarded, m) {
+		return m
+	}
+	return ""
+}
+
+// answeringModel is the other model the answering attempt's answer named,
+// "" when none answered or it named the one forwarded.
+func answeringModel(atts []Attempt) string {
+	for i := len(atts) - 1; i >= 0; i-- {
+		if atts[i].Outcome == breaker.Success {
+			return atts[i].ModelAnswered
+		}
+	}
+	return ""
 }

@@ -1,6 +1,11 @@
 package proxy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/ccmesh/ccmesh/proxy/proxytest"
+)
 
 func TestSameModel(t *testing.T) {
 	tests := []struct {
@@ -27,5 +32,42 @@ func TestSameModel(t *testing.T) {
 		if got := sameModel(tc.forwarded, tc.answered); got != tc.same {
 			t.Errorf("sameModel(%q, %q) = %v, want %v", tc.forwarded, tc.answered, got, tc.same)
 		}
+	}
+}
+
+// The log names the model an answer came from when it is another than the
+// one forwarded, streamed or not, and nothing when only a date differs.
+func TestModelAnsweredRecorded(t *testing.T) {
+	body := func(model string) string {
+		return `{"id":"m","type":"message","role":"assistant","model":"` + model + `","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
+	}
+	stream := func(model string) []proxytest.Event {
+		evs := proxytest.AnthropicStream(1, 1, "hi")
+		evs[0].Data = strings.Replace(evs[0].Data, `"model":"claude-fake"`, `"model":"`+model+`"`, 1)
+		return evs
+	}
+	tests := []struct {
+		name string
+		resp proxytest.Response
+		req  string
+		want string
+	}{
+		{"another model", proxytest.Response{Body: body("claude-haiku-4-5-20251001")}, claudeBody, "claude-haiku-4-5-20251001"},
+		{"the same with a date", proxytest.Response{Body: body("claude-sonnet-4-5-20250929")}, claudeBody, ""},
+		{"another model, streamed", proxytest.Response{Events: stream("glm-4.5-air")}, claudeStreamBody, "glm-4.5-air"},
+		{"the same, streamed", proxytest.Response{Events: stream("claude-sonnet-4-5")}, claudeStreamBody, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			up := upstream(t, tc.resp)
+			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "relay", up.URL)}})
+			if r := h.post("/v1/messages", tc.req); r.status != 200 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			rec := h.record()
+			if rec.ModelAnswered != tc.want || rec.Attempts[0].ModelAnswered != tc.want {
+				t.Errorf("record %q, attempt %q; want %q", rec.ModelAnswered, rec.Attempts[0].ModelAnswered, tc.want)
+			}
+		})
 	}
 }

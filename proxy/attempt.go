@@ -316,6 +316,7 @@ func (q *request) finish(at attempt, permit breaker.Permit, model, hedge string)
 		Adjusted:       at.res.adjusted.String(),
 		Dropped:        dropNames(at.res.dropped),
 		Refused:        at.res.refusal,
+		ModelAnswered:  q.answeredOther(model),
 		Model:          model,
 		Usage:          use,
 		Hedge:          hedge,

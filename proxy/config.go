@@ -42,6 +42,9 @@ type Endpoint struct {
 	// Drops are the parts of a request this endpoint refuses, left out
 	// before sending (droppable.go), learned or entered by hand.
 	Drops Drops
+	// OnModelMismatch: what an answer naming another model than the one
+	// forwarded does (answered.go); "" records it.
+	OnModelMismatch OnModelMismatch
 }
 
 // Config is everything the proxy needs to route; the zero value of each

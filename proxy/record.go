@@ -52,6 +52,9 @@ type Record struct {
 	Attempts       []Attempt `json:"attempts"`
 	// Usage is the sum of the attempts' usage; nil when none counted any.
 	Usage *Usage `json:"usage,omitempty"`
+	// ModelAnswered is the model the answer named when it is another than
+	// the one forwarded (the answering attempt's; answered.go), else "".
+	ModelAnswered string `json:"model_answered,omitempty"`
 	// ResentFrom is the log row this request resends (an Internal request
 	// from the admin API); 0 for a client's own.
 	ResentFrom int64 `json:"resent_from,omitempty"`
@@ -158,6 +161,10 @@ type Attempt struct {
 	// context_management: Extra inputs are not permitted"), after which
 	// the request went again without what it named; "" when none.
 	Refused string `json:"refused,omitempty"`
+	// ModelAnswered is the model the answer named when it is another than
+	// Model, the one forwarded (beyond a date suffix or the same model's
+	// alias: answered.go); "" otherwise.
+	ModelAnswered string `json:"model_answered,omitempty"`
 }
 
 // ErrorType names what went wrong in one attempt (docs/BEHAVIOUR.md#request-log).

@@ -124,6 +124,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() {
 		rec.DurationMs = time.Since(start).Milliseconds()
+		rec.ModelAnswered = answeringModel(rec.Attempts)
 		if cw != nil {
 			rec.Capture = cw.capture(r, q, rec, snap.cfg.Capture, snap.secrets)
 		}

@@ -152,10 +152,12 @@ func usageOfEvent(p Protocol, data []byte) (Usage, bool) {
 	return w.normalise(p), true
 }
 
-// meter is one attempt's usage as it is read.
+// meter is one attempt's usage as it is read, and the model its answer
+// names (answered.go).
 type meter struct {
 	usage Usage
 	seen  bool
+	model string
 	// text collects the answer's text when the upstream may not report
 	// usage (a Chat stream whose client did not ask for it), for the
 	// estimate; nil when not collecting.
@@ -179,14 +181,21 @@ func (m *meter) noteText(s string) {
 	}
 }
 
-// noteBody reads the usage of a non-streamed answer from e.
+// noteBody reads the usage and the model of a non-streamed answer from e.
 func (q *request) noteBody(e *endpoint, body []byte) {
 	q.meter.add(usageOfBody(e.Protocol, body))
+	if q.meter.model == "" {
+		q.meter.model = modelOf(body)
+	}
 }
 
-// noteEvent reads the usage an SSE event from e carries.
+// noteEvent reads the usage an SSE event from e carries, and the model
+// the first event that names one names.
 func (q *request) noteEvent(e *endpoint, data []byte) {
 	q.meter.add(usageOfEvent(e.Protocol, data))
+	if q.meter.model == "" {
+		q.meter.model = modelOf(data)
+	}
 }
 
 // finishUsage is the attempt's usage once it answered: what the upstream
