@@ -149,6 +149,8 @@ func frontendTypes() ([]byte, error) {
 	g.Enum(auth, stringsOf(proxy.AuthModes)...)
 	g.Enum(strategy, stringsOf(proxy.Strategies)...)
 	g.Enum(reflect.TypeFor[proxy.CaptureMode](), stringsOf(proxy.CaptureModes)...)
+	mismatch := reflect.TypeFor[proxy.OnModelMismatch]()
+	g.Enum(mismatch, append([]string{""}, stringsOf(proxy.MismatchModes)...)...)
 	streamEnd, errorType, exclusion := reflect.TypeFor[proxy.StreamEnd](), reflect.TypeFor[proxy.ErrorType](), reflect.TypeFor[proxy.Exclusion]()
 	for _, e := range []struct {
 		t     reflect.Type
@@ -188,6 +190,8 @@ func frontendTypes() ([]byte, error) {
 	patch := reflect.TypeFor[store.EndpointPatch]()
 	g.FieldType(patch, "protocol", reflect.PointerTo(protocol))
 	g.FieldType(patch, "auth", reflect.PointerTo(auth))
+	g.FieldType(endpoint, "on_model_mismatch", mismatch)
+	g.FieldType(patch, "on_model_mismatch", reflect.PointerTo(mismatch))
 	// The store keeps an endpoint's breaker overrides as raw JSON; they are
 	// a breaker.Overrides, under the name the frontend has always used.
 	overrides := reflect.TypeFor[breaker.Overrides]()

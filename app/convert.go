@@ -38,20 +38,21 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 	out := make([]proxy.Endpoint, len(eps))
 	for i, e := range eps {
 		out[i] = proxy.Endpoint{
-			ID:            e.ID,
-			Name:          e.Name,
-			BaseURL:       e.BaseURL,
-			APIKey:        e.APIKey,
-			Protocol:      proxy.Protocol(e.Protocol),
-			Auth:          proxy.AuthMode(e.Auth),
-			Models:        e.Models,
-			ModelMap:      e.ModelMap,
-			Enabled:       e.Enabled,
-			Fast:          e.Fast,
-			FastSortOrder: e.FastSortOrder,
-			SortOrder:     e.SortOrder,
-			HedgeAfter:    endpointHedge(e.HedgeAfterMs),
-			Drops:         proxyDrops(e.Drops),
+			ID:              e.ID,
+			Name:            e.Name,
+			BaseURL:         e.BaseURL,
+			APIKey:          e.APIKey,
+			Protocol:        proxy.Protocol(e.Protocol),
+			Auth:            proxy.AuthMode(e.Auth),
+			Models:          e.Models,
+			ModelMap:        e.ModelMap,
+			Enabled:         e.Enabled,
+			Fast:            e.Fast,
+			FastSortOrder:   e.FastSortOrder,
+			SortOrder:       e.SortOrder,
+			HedgeAfter:      endpointHedge(e.HedgeAfterMs),
+			Drops:           proxyDrops(e.Drops),
+			OnModelMismatch: proxy.OnModelMismatch(e.OnModelMismatch),
 		}
 	}
 	return proxy.Config{

@@ -26,15 +26,20 @@ type EndpointReply struct {
 // values. Its fields shadow the patch's of the same JSON names.
 type endpointInput struct {
 	store.EndpointPatch
-	Protocol         *proxy.Protocol    `json:"protocol"`
-	Auth             *proxy.AuthMode    `json:"auth"`
-	BreakerOverrides *breaker.Overrides `json:"breaker_overrides"`
+	Protocol         *proxy.Protocol        `json:"protocol"`
+	Auth             *proxy.AuthMode        `json:"auth"`
+	BreakerOverrides *breaker.Overrides     `json:"breaker_overrides"`
+	OnModelMismatch  *proxy.OnModelMismatch `json:"on_model_mismatch"`
 }
 
 // patch is in as the store takes it; in must have been validated.
 func (in endpointInput) patch() (store.EndpointPatch, error) {
 	p := in.EndpointPatch
-	p.Protocol, p.Auth, p.BreakerOverrides = nil, nil, nil
+	p.Protocol, p.Auth, p.BreakerOverrides, p.OnModelMismatch = nil, nil, nil, nil
+	if in.OnModelMismatch != nil {
+		v := string(*in.OnModelMismatch)
+		p.OnModelMismatch = &v
+	}
 	if in.Protocol != nil {
 		v := string(*in.Protocol)
 		p.Protocol = &v

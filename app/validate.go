@@ -26,6 +26,7 @@ import (
 const (
 	codeInvalidProtocol = "invalid_protocol"
 	codeInvalidAuth     = "invalid_auth"
+	codeInvalidMismatch = "invalid_on_model_mismatch"
 	codeInvalidSetting  = "invalid_setting"
 	codeOutOfRange      = "out_of_range"
 )
@@ -192,6 +193,9 @@ func (in *endpointInput) validate(create bool) *apiError {
 		if err := validOverrides("breaker_overrides", *in.BreakerOverrides); err != nil {
 			return err
 		}
+	}
+	if in.OnModelMismatch != nil && *in.OnModelMismatch != "" && !in.OnModelMismatch.Valid() {
+		return rejected(codeInvalidMismatch, "on_model_mismatch", "on_model_mismatch %q is not one of %s", *in.OnModelMismatch, words(proxy.MismatchModes, ", "))
 	}
 	if in.Drops != nil {
 		if err := validDrops(*in.Drops, time.Now()); err != nil {

@@ -27,6 +27,7 @@ type Endpoint struct {
 	PriceMultiplier  float64           `json:"price_multiplier"`  // scales the cost of its answers (docs/BEHAVIOUR.md#cost)
 	HedgeAfterMs     int64             `json:"hedge_after_ms"`    // its own hedge delay (docs/BEHAVIOUR.md#hedging); -1: the setting's
 	Drops            []EndpointDrop    `json:"drops"`             // parts of a request it refuses (docs/BEHAVIOUR.md#refused-fields)
+	OnModelMismatch  string            `json:"on_model_mismatch"` // "" (record) | record | fail (docs/BEHAVIOUR.md#the-answers-model)
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
@@ -53,6 +54,7 @@ type EndpointPatch struct {
 	PriceMultiplier  *float64           `json:"price_multiplier" range:"0.001,1000"` // default 1
 	HedgeAfterMs     *int64             `json:"hedge_after_ms" range:"-1,600000"`    // default -1: the setting's
 	Drops            *[]EndpointDrop    `json:"drops"`
+	OnModelMismatch  *string            `json:"on_model_mismatch"`
 }
 
 // EndpointDrop is one part of a request an endpoint refuses and gets

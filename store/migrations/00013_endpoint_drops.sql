@@ -3,6 +3,10 @@
 -- refuses, learned or entered by hand, as a JSON list of
 -- {"drop","at","error","source"}.
 ALTER TABLE endpoints ADD COLUMN drops TEXT NOT NULL DEFAULT '[]';
+-- docs/BEHAVIOUR.md#the-answers-model: what an answer naming another model
+-- than the one forwarded does: '' or 'record' records it, 'fail' fails it.
+ALTER TABLE endpoints ADD COLUMN on_model_mismatch TEXT NOT NULL DEFAULT '';
 
 -- +goose Down
+ALTER TABLE endpoints DROP COLUMN on_model_mismatch;
 ALTER TABLE endpoints DROP COLUMN drops;

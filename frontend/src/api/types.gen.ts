@@ -26,6 +26,9 @@ export type Exclusion = "model" | "protocol" | "breaker" | "not_fast" | "disable
 
 export type HealthStatus = "healthy" | "unhealthy" | "recovering" | "disabled";
 
+/** Go: proxy.OnModelMismatch */
+export type OnModelMismatch = "" | "record" | "fail";
+
 /** Go: proxy.Protocol */
 export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
 
@@ -67,6 +70,7 @@ export interface Attempt {
   adjusted?: string;
   dropped?: string[];
   refused?: string;
+  model_answered?: string;
 }
 
 /** Go: store.BreakerEvent */
@@ -207,6 +211,7 @@ export interface EndpointPatch {
   price_multiplier: number | null;
   hedge_after_ms: number | null;
   drops: EndpointDrop[] | null;
+  on_model_mismatch: OnModelMismatch | null;
 }
 
 /** Go: app.EndpointReply */
@@ -226,6 +231,7 @@ export interface EndpointReply {
   price_multiplier: number;
   hedge_after_ms: number;
   drops: EndpointDrop[];
+  on_model_mismatch: OnModelMismatch;
   created_at: string;
   updated_at: string;
   api_key_masked: string;

@@ -304,3 +304,37 @@ describe('endpoint form: price multiplier', () => {
     await waitFor(() => expect(screen.getByLabelText('Price multiplier')).toHaveAccessibleDescription('price_multiplier must be between 0.001 and 1000'));
   });
 });
+
+// docs/BEHAVIOUR.md#the-answers-model: what an answer from another model does.
+describe('endpoint form: an answer from another model', () => {
+  beforeEach(() => {
+    stubEventSource();
+  });
+
+  it('records by default, sends fail when chosen, and record again to go back', async () => {
+    const ep = endpoint({ id: 1, name: 'relay' });
+    const calls = stubFetch({ ...baseRoutes([ep]), 'PUT /api/endpoints/1': (call) => ({ body: { ...ep, ...(call.body as object) } }) });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const select = screen.getByLabelText('Answer from another model');
+    expect(select).toHaveValue('record');
+    expect(select).toHaveAccessibleDescription(/names another model than the one sent/);
+    await user.selectOptions(select, 'fail');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect(calls.find((c) => c.method === 'PUT')?.body).toMatchObject({ on_model_mismatch: 'fail' });
+  });
+
+  it('goes back to record for an endpoint that fails', async () => {
+    const ep = endpoint({ id: 1, name: 'relay', on_model_mismatch: 'fail' });
+    const calls = stubFetch({ ...baseRoutes([ep]), 'PUT /api/endpoints/1': (call) => ({ body: { ...ep, ...(call.body as object) } }) });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    await user.selectOptions(screen.getByLabelText('Answer from another model'), 'record');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect(calls.find((c) => c.method === 'PUT')?.body).toMatchObject({ on_model_mismatch: 'record' });
+  });
+});

@@ -3,7 +3,7 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
-import type { AuthMode, BreakerOverrides, Endpoint, EndpointInput, Preset, Protocol } from '../api/types';
+import type { AuthMode, BreakerOverrides, Endpoint, EndpointInput, OnModelMismatch, Preset, Protocol } from '../api/types';
 import { protocolLabel } from '../words';
 import { EndpointServes } from './EndpointServes';
 
@@ -37,6 +37,8 @@ interface Draft {
   breaker_disabled: boolean;
   price_multiplier: string;
   hedge_after_ms: string;
+  on_model_mismatch: OnModelMismatch;
+  mismatch_was: OnModelMismatch; // the endpoint's, when editing
 }
 
 /** The limits of an endpoint's price_multiplier (docs/BEHAVIOUR.md#endpoints). */
@@ -90,6 +92,8 @@ function draftOf(ep?: Endpoint): Draft {
     breaker_disabled: o.disabled ?? false,
     price_multiplier: String(ep?.price_multiplier ?? 1),
     hedge_after_ms: ep && ep.hedge_after_ms >= 0 ? String(ep.hedge_after_ms) : '',
+    on_model_mismatch: ep?.on_model_mismatch || 'record',
+    mismatch_was: ep?.on_model_mismatch || 'record',
   };
 }
 
@@ -159,6 +163,8 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     price_multiplier: multiplier,
     hedge_after_ms: hedge,
   };
+  // Sent only when it is not the default, or to go back to it.
+  if (d.on_model_mismatch !== 'record' || d.mismatch_was !== 'record') input.on_model_mismatch = d.on_model_mismatch;
   if (d.api_key) input.api_key = d.api_key;
   else if (d.clear_key) input.api_key = '';
   return { input, errors };
@@ -294,6 +300,13 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
           onChange={(e) => set('hedge_after_ms', e.target.value)}
         />
       ), t('form.hedgeAfterHint'))}
+      {field('on_model_mismatch', t('form.onMismatch'), (
+        <select {...aria('on_model_mismatch', t('form.onMismatchHint'))} value={d.on_model_mismatch}
+          onChange={(e) => set('on_model_mismatch', e.target.value as OnModelMismatch)}>
+          <option value="record">{t('form.onMismatchRecord')}</option>
+          <option value="fail">{t('form.onMismatchFail')}</option>
+        </select>
+      ), t('form.onMismatchHint'))}
       <div className="switches">
         <label className="check">
           <input type="checkbox" role="switch" checked={d.enabled} onChange={(e) => set('enabled', e.target.checked)} /> {t('form.enabled')}
@@ -326,7 +339,7 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
   );
 }
 
-const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
+const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'on_model_mismatch', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
 
 function fieldKnown(f: string): boolean {
   return KNOWN.has(f);

@@ -160,6 +160,10 @@ const en = {
     hedgeAfter: 'Hedge after (ms)',
     hedgeAfterHint: 'Empty: the setting’s delay. 0: never race this endpoint. A race may be billed by the cancelled upstream for the input it read.',
     hedgeAfterDefault: 'the setting’s',
+    onMismatch: 'Answer from another model',
+    onMismatchRecord: 'Record it in the log (the answer is used)',
+    onMismatchFail: 'Fail the attempt and try the next endpoint',
+    onMismatchHint: 'When the answer names another model than the one sent (beyond a date suffix), ccmesh records it; fail makes it a failure of this endpoint.',
     badHedge: 'A whole number from 0 to 600000, or empty',
     // Which clients the endpoint serves (docs/BEHAVIOUR.md#candidates).
     serves: {

@@ -160,6 +160,10 @@ const zhCN: Strings = {
     hedgeAfter: '对冲等待（毫秒）',
     hedgeAfterHint: '留空：使用设置中的值。0：此端点从不对冲。被取消的上游仍可能按已读取的输入计费。',
     hedgeAfterDefault: '使用设置',
+    onMismatch: '回答来自其他模型时',
+    onMismatchRecord: '记入日志（仍使用该回答）',
+    onMismatchFail: '视为失败并尝试下一个端点',
+    onMismatchHint: '当回答所署名的模型不是发出的模型（日期后缀之外）时，ccmesh 会记录；选择失败则计为此端点的一次失败。',
     badHedge: '0 到 600000 的整数，或留空',
     serves: {
       own: {
