@@ -265,7 +265,7 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			firstByte.Stop()
 			released = true
 			sr.max = maxEventSize
-			q.writeHeader(resp)
+			q.writeStreamHeader(resp, tx)
 			if len(held) > 0 {
 				if _, err := q.w.Write(held); err != nil {
 					return q.streamClientGone()
@@ -290,6 +290,21 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			return res
 		}
 	}
+}
+
+// writeStreamHeader sends a stream's status and headers. The upstream's
+// Content-Length never goes along: a translated stream's events are not
+// its bytes, and even one passed through may get an event masked or
+// ccmesh's own ending, so the client's stream is framed by ccmesh's
+// server. A length left over would cut the client's stream at the
+// upstream's byte count, which looks like a client that left.
+func (q *request) writeStreamHeader(resp *http.Response, tx *streamTx) {
+	if tx != nil {
+		q.writeTranslatedHeader(resp, "text/event-stream")
+		return
+	}
+	resp.Header.Del("Content-Length")
+	q.writeHeader(resp)
 }
 
 // preludeFailure classifies a stream that ended, broke or stalled before
