@@ -212,6 +212,10 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 	sr.max = maxPreludeSize
 	rc := newResponseController(q.w)
 	var held []byte
+	// seen counts the upstream's bytes before content: the prelude budget
+	// is theirs, not the client's (a translated ping is no bytes at all, and
+	// a flood of them would run until the first-byte timeout).
+	var seen int
 	released, complete := false, false
 	for {
 		raw, err := sr.next()
@@ -248,8 +252,9 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			switch kind {
 			case evPrelude:
 				held = append(held, out...)
-				// What is held and the next event share one budget.
-				sr.max = max(1, maxPreludeSize-len(held))
+				seen += len(raw)
+				// What was read or is held and the next event share one budget.
+				sr.max = max(1, maxPreludeSize-max(seen, len(held)))
 				continue
 			case evError:
 				return result{
