@@ -98,15 +98,19 @@ const responsesJSON = `{"id":"resp_1","object":"response","status":"completed","
 
 var framingSides = map[Protocol]framingSide{
 	ProtocolAnthropic: {
-		path:   "/v1/messages",
-		req:    func(s bool) string { return `{"model":"m-1","max_tokens":100,"messages":[{"role":"user","content":"hi"}],"stream":` + strconv.FormatBool(s) + `}` },
+		path: "/v1/messages",
+		req: func(s bool) string {
+			return `{"model":"m-1","max_tokens":100,"messages":[{"role":"user","content":"hi"}],"stream":` + strconv.FormatBool(s) + `}`
+		},
 		events: proxytest.AnthropicStream(12, 34, "hel", "lo"),
 		json:   proxytest.AnthropicMessage("hello", 12, 34).Body,
 		end:    "message_stop",
 	},
 	ProtocolOpenAIChat: {
-		path:   "/v1/chat/completions",
-		req:    func(s bool) string { return `{"model":"m-1","messages":[{"role":"user","content":"hi"}],"stream":` + strconv.FormatBool(s) + `}` },
+		path: "/v1/chat/completions",
+		req: func(s bool) string {
+			return `{"model":"m-1","messages":[{"role":"user","content":"hi"}],"stream":` + strconv.FormatBool(s) + `}`
+		},
 		events: proxytest.ChatStream(12, 34, "hel", "lo"),
 		json:   proxytest.ChatCompletion("hello", 12, 34).Body,
 		end:    "[DONE]",
