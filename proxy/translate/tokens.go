@@ -40,7 +40,8 @@ const (
 // and a request's text has no bound but max_body_bytes: 30 MB of one word
 // took 10 s of CPU and 900 MB. Text is counted in pieces of at most
 // bpePiece bytes, and past bpeBudget bytes of one count at four bytes a
-// token, as a body the codec cannot read is.
+// token, as a body the codec cannot read is. A MiB of text is more than a
+// 200k-token context holds, so a real request is counted whole.
 const (
 	bpePiece  = 16 << 10
 	bpeBudget = 1 << 20
