@@ -38,9 +38,11 @@ func TestCountTokensBounded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			longest, total := 0, 0
 			orig := bpeCount
+			// What reaches the tokenizer is the point here, not its count:
+			// a stand-in keeps the test quick under -race.
 			bpeCount = func(s string) (int, error) {
 				longest, total = max(longest, len(s)), total+len(s)
-				return orig(s)
+				return len(s) / 4, nil
 			}
 			defer func() { bpeCount = orig }()
 			n := c.count()
