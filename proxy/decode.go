@@ -56,6 +56,75 @@ func decodeOne(coding string, b []byte, limit int64) ([]byte, bool) {
 
 var errUnknownCoding = errors.New("unknown content coding")
 
+// errAnswerTooLarge is an answer whose decoded body is past the limit
+// readDecoded was given.
+var errAnswerTooLarge = errors.New("answer too large")
+
+// codingError is a body whose content coding could not be undone: the
+// upstream's fault, not the connection's.
+type codingError struct{ err error }
+
+func (e *codingError) Error() string { return "decode the body: " + e.err.Error() }
+func (e *codingError) Unwrap() error { return e.err }
+
+// readDecoded reads a whole body through its content codings as it
+// arrives, keeping at most limit decoded bytes: a few KiB of brotli can
+// stand for gigabytes, so neither the coded nor the decoded body is held
+// past the limit (errAnswerTooLarge). A coding ccmesh does not know is
+// read as it came, for the caller to refuse; an error of r comes back as
+// it is, one of a decoder as a *codingError.
+func readDecoded(r io.Reader, encoding string, limit int64) ([]byte, error) {
+	src := &tapReader{r: r}
+	var dec io.Reader = src
+	codings := strings.Split(encoding, ",")
+	for i := len(codings) - 1; i >= 0; i-- {
+		c := strings.ToLower(strings.TrimSpace(codings[i]))
+		if c == "" || c == "identity" {
+			continue
+		}
+		d, err := newDecoder(c, dec)
+		if errors.Is(err, errUnknownCoding) {
+			dec = src
+			break
+		}
+		if err != nil {
+			return nil, readError(src, err)
+		}
+		defer d.Close()
+		dec = d
+	}
+	b, err := io.ReadAll(io.LimitReader(dec, limit+1))
+	if err != nil {
+		return nil, readError(src, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, errAnswerTooLarge
+	}
+	return b, nil
+}
+
+// readError tells a failed read of the connection from a failed decode.
+func readError(src *tapReader, err error) error {
+	if src.err != nil && !errors.Is(src.err, io.EOF) {
+		return src.err
+	}
+	return &codingError{err}
+}
+
+// tapReader remembers the error its reader returned.
+type tapReader struct {
+	r   io.Reader
+	err error
+}
+
+func (t *tapReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil {
+		t.err = err
+	}
+	return n, err
+}
+
 // decoders read each content coding ccmesh understands from r as it
 // arrives, so a compressed event stream can be parsed event by event.
 var decoders = map[string]func(r io.Reader) (io.ReadCloser, error){

@@ -94,34 +94,56 @@ func TestCompressedStreams(t *testing.T) {
 
 // TestPreludeCap: opening events held before any content are bounded; an
 // upstream that floods them fails its attempt and the next endpoint
-// answers (docs/BEHAVIOUR.md#streaming).
+// answers (docs/BEHAVIOUR.md#streaming). The bound counts the upstream's
+// bytes: a translated ping is no bytes for the client, and a flood of them
+// must not run until the first-byte timeout.
 func TestPreludeCap(t *testing.T) {
 	big := strings.Repeat("x", 300<<10)
-	var flood []proxytest.Event
-	flood = append(flood, proxytest.AnthropicStream(1, 1, "never")[0]) // message_start
-	for range 8 {
-		flood = append(flood, proxytest.Event{Name: "ping", Data: `{"type":"ping","pad":"` + big + `"}`})
+	flood := func(open []proxytest.Event, ping func(pad string) string, name string, rest []proxytest.Event) []proxytest.Event {
+		evs := append([]proxytest.Event(nil), open...)
+		for range 8 {
+			evs = append(evs, proxytest.Event{Name: name, Data: ping(big)})
+		}
+		return append(evs, rest...)
 	}
-	flood = append(flood, proxytest.AnthropicStream(1, 1, "late")[1:]...)
+	claude := proxytest.AnthropicStream(1, 1, "late")
+	claudeFlood := flood(claude[:1], func(p string) string { return `{"type":"ping","pad":"` + p + `"}` }, "ping", claude[1:])
+	chat := proxytest.ChatStream(1, 1, "late")
+	chatFlood := flood(chat[:1], func(p string) string {
+		return `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}],"pad":"` + p + `"}`
+	}, "", chat[1:])
+	resp := proxytest.ResponsesStream(1, 1, "late")
+	respFlood := flood(resp[:2], func(p string) string {
+		return `{"type":"response.in_progress","response":{"id":"resp_fake","status":"in_progress"},"pad":"` + p + `"}`
+	}, "response.in_progress", resp[2:])
 	oneHuge := []proxytest.Event{{Name: "ping", Data: `{"type":"ping","pad":"` + strings.Repeat("y", 2<<20) + `"}`}}
 	for _, tc := range []struct {
-		name   string
-		events []proxytest.Event
+		name             string
+		client, upstream Protocol
+		events, ok       []proxytest.Event
 	}{
-		{"many pings", flood},
-		{"one huge ping", oneHuge},
+		{"many pings", ProtocolAnthropic, ProtocolAnthropic, claudeFlood, claude},
+		{"one huge ping", ProtocolAnthropic, ProtocolAnthropic, oneHuge, claude},
+		{"many pings translated for chat", ProtocolOpenAIChat, ProtocolAnthropic, claudeFlood, claude},
+		{"many role chunks translated for anthropic", ProtocolAnthropic, ProtocolOpenAIChat, chatFlood, chat},
+		{"many in_progress translated for chat", ProtocolOpenAIChat, ProtocolOpenAIResponses, respFlood, resp},
+		{"many in_progress translated for anthropic", ProtocolAnthropic, ProtocolOpenAIResponses, respFlood, resp},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := upstream(t, proxytest.Response{Events: tc.events})
-			b := upstream(t, okClaudeStream())
-			h := newHarness(t, Config{Endpoints: []Endpoint{ep(1, "a", a.URL), ep(2, "b", b.URL)}})
-			got := h.post("/v1/messages", claudeStreamBody)
+			b := upstream(t, proxytest.Response{Events: tc.ok})
+			ea, eb := ep(1, "a", a.URL), ep(2, "b", b.URL)
+			ea.Protocol, eb.Protocol = tc.upstream, tc.upstream
+			ea.Models, eb.Models = []string{"claude-*"}, []string{"claude-*"}
+			h := newHarness(t, Config{Endpoints: []Endpoint{ea, eb}})
+			side := framingSides[tc.client]
+			got := h.post(side.path, strings.Replace(side.req(true), "m-1", "claude-x", 1))
 			rec := h.record()
 			if got.status != 200 || attemptsOn(rec) != "a,b" {
-				t.Fatalf("status %d attempts %q, want 200 after a,b", got.status, attemptsOn(rec))
+				t.Fatalf("status %d attempts %q (%s), want 200 after a,b", got.status, attemptsOn(rec), rec.Error)
 			}
 			if at := rec.Attempts[0]; at.ErrorType != ErrPreludeTooLarge || at.Outcome != breaker.Failure {
-				t.Errorf("first attempt %q %v, want a prelude_too_large failure", at.ErrorType, at.Outcome)
+				t.Errorf("first attempt %q %v (%s), want a prelude_too_large failure", at.ErrorType, at.Outcome, at.Message)
 			}
 			if strings.Contains(got.body, "pad") {
 				t.Error("a held ping from the failed attempt reached the client")

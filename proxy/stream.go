@@ -212,6 +212,10 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 	sr.max = maxPreludeSize
 	rc := newResponseController(q.w)
 	var held []byte
+	// seen counts the upstream's bytes before content: the prelude budget
+	// is theirs, not the client's (a translated ping is no bytes at all, and
+	// a flood of them would run until the first-byte timeout).
+	var seen int
 	released, complete := false, false
 	for {
 		raw, err := sr.next()
@@ -248,8 +252,9 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			switch kind {
 			case evPrelude:
 				held = append(held, out...)
-				// What is held and the next event share one budget.
-				sr.max = max(1, maxPreludeSize-len(held))
+				seen += len(raw)
+				// What was read or is held and the next event share one budget.
+				sr.max = max(1, maxPreludeSize-max(seen, len(held)))
 				continue
 			case evError:
 				return result{
@@ -265,7 +270,7 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			firstByte.Stop()
 			released = true
 			sr.max = maxEventSize
-			q.writeHeader(resp)
+			q.writeStreamHeader(resp, tx)
 			if len(held) > 0 {
 				if _, err := q.w.Write(held); err != nil {
 					return q.streamClientGone()
@@ -290,6 +295,21 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			return res
 		}
 	}
+}
+
+// writeStreamHeader sends a stream's status and headers. The upstream's
+// Content-Length never goes along: a translated stream's events are not
+// its bytes, and even one passed through may get an event masked or
+// ccmesh's own ending, so the client's stream is framed by ccmesh's
+// server. A length left over would cut the client's stream at the
+// upstream's byte count, which looks like a client that left.
+func (q *request) writeStreamHeader(resp *http.Response, tx *streamTx) {
+	if tx != nil {
+		q.writeTranslatedHeader(resp, "text/event-stream")
+		return
+	}
+	resp.Header.Del("Content-Length")
+	q.writeHeader(resp)
 }
 
 // preludeFailure classifies a stream that ended, broke or stalled before

@@ -160,27 +160,29 @@ func (q *request) translatedError(e *endpoint, status int, res result) {
 	q.fail(status, fmt.Sprintf("endpoint %s (%s) answered: %s", e.Name, e.Protocol, msg))
 }
 
-// translatedResponse reads a non-streamed 2xx body whole, decodes it in
-// the upstream's protocol and answers in the client's: JSON, or a stream
-// when the client asked for one and the upstream ignored it. Nothing is
-// written before the body is read and understood, so a body that breaks
-// or cannot be read fails over like any failed attempt.
+// maxTranslatedAnswer bounds the decoded body of a non-streamed answer
+// that is translated (docs/BEHAVIOUR.md#translation): the body, its
+// decoded structure and the client's encoding of it are all in memory at
+// once, and the longest real answer (128000 output tokens) is a fraction
+// of this.
+const maxTranslatedAnswer = 4 << 20
+
+// translatedResponse reads a non-streamed 2xx body whole, decoding its
+// content coding as it arrives and at most maxTranslatedAnswer (never more
+// than max_body_bytes) of it, decodes it in the upstream's protocol and
+// answers in the client's: JSON, or a stream when the client asked for one
+// and the upstream ignored it. Nothing is written before the body is read
+// and understood, so a body that breaks, is too large or cannot be read
+// fails over like any failed attempt.
 func (q *request) translatedResponse(ctx context.Context, e *endpoint, t *translation, resp *http.Response, cancel context.CancelCauseFunc) result {
 	cfg := &q.snap.cfg
 	idle := time.AfterFunc(cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
-	body, err := io.ReadAll(io.LimitReader(&idleReader{r: resp.Body, t: idle, d: cfg.IdleTimeout}, cfg.MaxBody))
+	limit := min(maxTranslatedAnswer, cfg.MaxBody)
+	body, err := readDecoded(&idleReader{r: resp.Body, t: idle, d: cfg.IdleTimeout}, resp.Header.Get("Content-Encoding"), limit)
 	if err != nil {
-		if q.r.Context().Err() != nil {
-			return q.clientLeft()
-		}
-		msg := "upstream body broke before it was complete: " + err.Error()
-		if errors.Is(context.Cause(ctx), errIdleTimeout) {
-			msg = fmt.Sprintf("upstream body stalled for %s (idle timeout)", cfg.IdleTimeout)
-		}
-		return result{verdict: brokenRetry, status: resp.StatusCode, msg: msg}
+		return q.translatedReadFailed(ctx, resp, err, limit)
 	}
-	body = decodeBody(resp.Header.Get("Content-Encoding"), body, cfg.MaxBody)
 	out, err := t.upstream.DecodeResponse(body)
 	if err != nil {
 		return result{
@@ -192,6 +194,29 @@ func (q *request) translatedResponse(ctx context.Context, e *endpoint, t *transl
 	}
 	q.noteBody(e, body)
 	return q.answerTranslated(resp, t, out)
+}
+
+// translatedReadFailed is the result of a translated answer that could not
+// be read whole: too large or undecodable is the endpoint's failure (the
+// same request would get the same answer), a broken or stalled body is
+// retried like a transport failure.
+func (q *request) translatedReadFailed(ctx context.Context, resp *http.Response, err error, limit int64) result {
+	var ce *codingError
+	switch {
+	case q.r.Context().Err() != nil:
+		return q.clientLeft()
+	case errors.Is(err, errAnswerTooLarge):
+		return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus}, status: resp.StatusCode,
+			msg: fmt.Sprintf("the upstream's %d answer is too large to translate: more than %d KiB decoded", resp.StatusCode, limit>>10)}
+	case errors.As(err, &ce) && !errors.Is(context.Cause(ctx), errIdleTimeout):
+		return result{verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus}, status: resp.StatusCode,
+			msg: fmt.Sprintf("the upstream's %d answer could not be decoded (%s): %s", resp.StatusCode, resp.Header.Get("Content-Encoding"), ce.err)}
+	}
+	msg := "upstream body broke before it was complete: " + err.Error()
+	if errors.Is(context.Cause(ctx), errIdleTimeout) {
+		msg = fmt.Sprintf("upstream body stalled for %s (idle timeout)", q.snap.cfg.IdleTimeout)
+	}
+	return result{verdict: brokenRetry, status: resp.StatusCode, msg: msg}
 }
 
 // answerTranslated writes a complete response in the client's form.

@@ -2,6 +2,7 @@ package translate
 
 import (
 	"sync"
+	"unicode/utf8"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 	"github.com/tiktoken-go/tokenizer"
@@ -34,59 +35,112 @@ const (
 	perImage   = 1600 // a typical image's cost; its bytes are not text
 )
 
+// Bounds of the BPE work of one count (docs/BEHAVIOUR.md#inbound-api).
+// Byte-pair merging costs more than linear time in the length of a word,
+// and a request's text has no bound but max_body_bytes: 30 MB of one word
+// took 10 s of CPU and 900 MB. Text is counted in pieces of at most
+// bpePiece bytes, and past bpeBudget bytes of one count at four bytes a
+// token, as a body the codec cannot read is. A MiB of text is more than a
+// 200k-token context holds, so a real request is counted whole.
+const (
+	bpePiece  = 16 << 10
+	bpeBudget = 1 << 20
+)
+
+// bpeCount is the tokenizer's count of one piece (a variable so a test can
+// watch the pieces).
+var bpeCount = func(s string) (int, error) { return encoder().Count(s) }
+
+// counter counts one request's or one text's tokens within bpeBudget.
+type counter struct{ left int }
+
+func newCounter() *counter { return &counter{left: bpeBudget} }
+
 // CountTokens estimates the input tokens of r: the system prompt, every
 // message's text, tool calls and results, and the tools' names,
 // descriptions and schemas (docs/BEHAVIOUR.md#translation).
 func CountTokens(r *conv.Request) int64 {
+	c := newCounter()
 	var n int64
 	for _, p := range r.System {
-		n += partTokens(p)
+		n += c.part(p)
 	}
 	for _, m := range r.Messages {
 		n += perMessage
 		for _, p := range m.Parts {
-			n += partTokens(p)
+			n += c.part(p)
 		}
 	}
 	for _, t := range r.Tools {
-		n += perTool + count(t.Name) + count(t.Description) + count(string(t.Schema)) + count(string(t.Format))
+		n += perTool + c.count(t.Name) + c.count(t.Description) + c.count(string(t.Schema)) + c.count(string(t.Format))
 	}
 	return max(1, n)
 }
 
-func partTokens(p conv.Part) int64 {
+func (c *counter) part(p conv.Part) int64 {
 	switch p.Kind {
 	case conv.PartImage:
 		return perImage
 	case conv.PartDocument:
 		if p.Text != "" {
-			return count(p.Text)
+			return c.count(p.Text)
 		}
 		return int64(len(p.Data)) * 3 / 4 / 4 // decoded bytes at four per token
 	case conv.PartToolCall:
-		return count(p.Name) + count(p.Args)
+		return c.count(p.Name) + c.count(p.Args)
 	case conv.PartToolResult:
 		var n int64
-		for _, c := range p.Content {
-			n += partTokens(c)
+		for _, x := range p.Content {
+			n += c.part(x)
 		}
 		return n
 	}
-	return count(p.Text)
+	return c.count(p.Text)
 }
 
-// count is the BPE token count of s.
-func count(s string) int64 {
-	if s == "" {
-		return 0
+// count is the token count of s: BPE piece by piece while the budget
+// lasts, then four bytes a token.
+func (c *counter) count(s string) int64 {
+	var n int64
+	for s != "" {
+		if c.left <= 0 {
+			return n + bytesEstimate(s)
+		}
+		piece := s[:cutPiece(s, min(bpePiece, c.left))]
+		s = s[len(piece):]
+		c.left -= len(piece)
+		k, err := bpeCount(piece)
+		if err != nil {
+			n += bytesEstimate(piece)
+			continue
+		}
+		n += int64(k)
 	}
-	n, err := encoder().Count(s)
-	if err != nil {
-		return int64(len(s)+3) / 4
-	}
-	return int64(n)
+	return n
 }
 
-// CountText is the BPE token count of plain text (an answer's, for an
-// output estimate).
-func CountText(s string) int64 { return count(s) }
+func bytesEstimate(s string) int64 { return int64(len(s)+3) / 4 }
+
+// cutPiece is where the first piece of s of at most n bytes ends: after
+// the last space or newline in its final 256 bytes, so words stay whole
+// where there are words, else at a character boundary.
+func cutPiece(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	for i := n; i > 0 && i > n-256; i-- {
+		if s[i-1] == ' ' || s[i-1] == '\n' {
+			return i
+		}
+	}
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// CountText is the token count of plain text (an answer's, for an output
+// estimate), within the same bounds.
+func CountText(s string) int64 { return newCounter().count(s) }

@@ -27,6 +27,9 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("anthropic request: %w", err)
 	}
+	if err := d.r.CheckCalls(); err != nil {
+		return nil, fmt.Errorf("anthropic request: %w", err)
+	}
 	return d.r, nil
 }
 

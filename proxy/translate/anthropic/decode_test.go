@@ -245,6 +245,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{`{"messages":[{"role":"tool","content":"x"}]}`, `unknown role "tool"`},
 		{`{"messages":[{"role":"user","content":5}]}`, "neither a string nor an array"},
 		{`{"messages":[{"role":"user","content":"x"}],"tools":[{"input_schema":{}}]}`, "tools[0]: no name"},
+		{`{"messages":[{"role":"user","content":[{"type":"tool_result","content":"r"}]}]}`, "a tool result without the id of its call"},
+		{`{"messages":[{"role":"assistant","content":[{"type":"tool_use","name":"f","input":{}}]}]}`, "a tool call without its id or name"},
 		{`{"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"sometimes"}}`, `unknown type "sometimes"`},
 		{`{"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"tool"}}`, "without a name"},
 		{`{"messages":[{"role":"user","content":"x"}],"max_tokens":"lots"}`, "max_tokens"},

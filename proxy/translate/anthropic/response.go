@@ -37,6 +37,12 @@ func (codec) DecodeResponse(body []byte) (*conv.Response, error) {
 		}
 		return nil, fmt.Errorf("anthropic response: %s: %s", w.Error.Type, w.Error.Message)
 	}
+	if w.Content == nil {
+		// A message always has content, [] when the model said nothing; a
+		// 200 without it (null, {}) is no answer, as a Chat body without
+		// choices is none.
+		return nil, errors.New("anthropic response: no content")
+	}
 	resp := &conv.Response{
 		ID: w.ID, Model: w.Model, Stop: stopIn(w.StopReason), StopSequence: w.StopSequence,
 		Usage: w.Usage.all(conv.Usage{}), Parts: make([]conv.Part, 0, len(w.Content)),

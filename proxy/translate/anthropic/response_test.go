@@ -65,6 +65,9 @@ func TestDecodeResponseErrors(t *testing.T) {
 		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`: "overloaded_error: Overloaded",
 		`{"type":"error"}`: "without details",
 		`<html>`:           "invalid character",
+		`{"content":null}`: "no content",
+		`{"id":"msg_1"}`:   "no content",
+		`null`:             "no content",
 	} {
 		if _, err := Codec.DecodeResponse([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("DecodeResponse(%s) error = %v, want %q", body, err, want)

@@ -106,6 +106,9 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	if err := decodeMessages(w.Messages, r); err != nil {
 		return nil, err
 	}
+	if err := r.CheckCalls(); err != nil {
+		return nil, fmt.Errorf("chat request: %w", err)
+	}
 	for k, v := range all {
 		if !modeled[k] {
 			if r.Extra == nil {

@@ -178,6 +178,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{"no messages", `{"model":"m","messages":[]}`, "messages is empty", false},
 		{"unknown role", `{"messages":[{"role":"robot","content":"x"}]}`, `role "robot"`, false},
 		{"tool message without id", `{"messages":[{"role":"tool","content":"x"}]}`, "tool_call_id", false},
+		{"tool without a name", `{"messages":[{"role":"tool","tool_call_id":"0"}],"tools":[{"type":"function","function":{}}]}`, "a tool without a name", false},
+		{"tool call without an id", `{"messages":[{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"f","arguments":"{}"}}]}]}`, "a tool call without its id", false},
 		{"bad tool_choice", `{"messages":[{"role":"user","content":"x"}],"tool_choice":"sometimes"}`, "tool_choice", false},
 		{"audio", `{"messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"AAA","format":"wav"}}]}]}`, "input_audio", true},
 		{"uploaded file", `{"messages":[{"role":"user","content":[{"type":"file","file":{"file_id":"file-1"}}]}]}`, "file_id", true},

@@ -252,6 +252,31 @@ func (u Usage) PromptTotal() int64 { return u.Input + u.CacheRead + u.CacheWrite
 // IsZero reports whether no count is known.
 func (u Usage) IsZero() bool { return u == Usage{} }
 
+// CheckCalls refuses a request whose tools or tool calls no protocol can
+// carry: a tool without a name, a call without its id or name, a result
+// without the id of its call. Every API requires them, but not every
+// decoder reads them as required, and a translation would hand the
+// upstream a request it must refuse. Each codec's DecodeRequest ends with
+// it, so a client's bad request is the client's 400 whatever its protocol.
+func (r *Request) CheckCalls() error {
+	for i, t := range r.Tools {
+		if t.Name == "" {
+			return fmt.Errorf("tools[%d]: a tool without a name", i)
+		}
+	}
+	for i, m := range r.Messages {
+		for _, p := range m.Parts {
+			switch {
+			case p.Kind == PartToolCall && (p.CallID == "" || p.Name == ""):
+				return fmt.Errorf("messages[%d]: a tool call without its id or name", i)
+			case p.Kind == PartToolResult && p.CallID == "":
+				return fmt.Errorf("messages[%d]: a tool result without the id of its call", i)
+			}
+		}
+	}
+	return nil
+}
+
 // UnsupportedError is a request the target protocol cannot carry (a
 // document towards Chat, previous_response_id towards anything but
 // Responses). The proxy answers it as a 400 naming the endpoint.

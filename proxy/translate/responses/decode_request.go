@@ -32,6 +32,9 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	if err := decodeInput(raw, r); err != nil {
 		return nil, fmt.Errorf("responses request: %w", err)
 	}
+	if err := r.CheckCalls(); err != nil {
+		return nil, fmt.Errorf("responses request: %w", err)
+	}
 	for k, v := range raw {
 		if r.Extra == nil {
 			r.Extra = make(map[string]json.RawMessage, len(raw))

@@ -235,6 +235,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{`{"input":[{"role":"user","content":[{"type":"input_file","file_id":"file-2"}]}]}`, "file_id"},
 		{`{"input":"x","tool_choice":"sometimes"}`, "tool_choice"},
 		{`{"input":"x","tools":[{"type":"function"}]}`, "without a name"},
+		{`{"input":[{"type":"function_call_output","output":"o"}]}`, "a tool result without the id of its call"},
+		{`{"input":[{"type":"function_call","name":"f","arguments":"{}"}]}`, "a tool call without its id"},
 		{`{"input":"x","temperature":"hot"}`, "temperature"},
 	} {
 		_, err := Codec.DecodeRequest([]byte(c.body))

@@ -2,6 +2,7 @@ package responses
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
@@ -130,6 +131,12 @@ func (codec) DecodeResponse(body []byte) (*conv.Response, error) {
 			msg = se.Type + ": " + se.Message
 		}
 		return nil, fmt.Errorf("responses response: %s", msg)
+	}
+	if w.Output == nil {
+		// A response always has output, [] when the model said nothing; a
+		// 200 without it (null, {}) is no answer, as a Chat body without
+		// choices is none.
+		return nil, errors.New("responses response: no output")
 	}
 	parts, sawTool := outputParts(w.Output)
 	return &conv.Response{

@@ -66,6 +66,9 @@ func TestDecodeResponseErrors(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{`{"status":"failed","error":{"code":"server_error","message":"boom"}}`, "server_error: boom"},
 		{`{"output":"x"}`, "cannot unmarshal"},
+		{`{"output":null}`, "no output"},
+		{`{"id":"resp_1","status":"completed"}`, "no output"},
+		{`null`, "no output"},
 	} {
 		_, err := Codec.DecodeResponse([]byte(c.body))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
