@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -103,4 +104,22 @@ func answeringModel(atts []Attempt) string {
 		}
 	}
 	return ""
+}
+
+// mismatchFailure is the result of an answer from another model than the
+// one forwarded, on an endpoint whose on_model_mismatch is fail: the
+// attempt fails, Broken, before anything reaches the client.
+func (q *request) mismatchFailure(e *endpoint, status int) (result, bool) {
+	if e.OnModelMismatch != MismatchFail {
+		return result{}, false
+	}
+	other := q.answeredOther(q.rec.ModelForwarded)
+	if other == "" {
+		return result{}, false
+	}
+	return result{
+		verdict: verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrModelMismatch},
+		status:  status,
+		msg:     fmt.Sprintf("answered by %s, not %s (on_model_mismatch is fail)", other, q.rec.ModelForwarded),
+	}, true
 }

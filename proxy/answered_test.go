@@ -71,3 +71,42 @@ func TestModelAnsweredRecorded(t *testing.T) {
 		})
 	}
 }
+
+// An endpoint set to fail answers from another model fails such an
+// answer — passed through or translated, streamed or not — before the
+// client sees any of it, and the next endpoint answers.
+func TestModelMismatchFails(t *testing.T) {
+	claudeJSON := `{"id":"m","type":"message","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"wrong"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
+	wrongStream := proxytest.AnthropicStream(1, 1, "wrong")
+	wrongStream[0].Data = strings.Replace(wrongStream[0].Data, `"model":"claude-fake"`, `"model":"claude-haiku-4-5"`, 1)
+	tests := []struct {
+		name, path, body string
+		wrong            proxytest.Response
+	}{
+		{"passed through", "/v1/messages", claudeBody, proxytest.Response{Body: claudeJSON}},
+		{"passed through, streamed", "/v1/messages", claudeStreamBody, proxytest.Response{Events: wrongStream}},
+		{"translated", "/v1/chat/completions", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}]}`, proxytest.Response{Body: claudeJSON}},
+		{"translated, streamed", "/v1/chat/completions", `{"model":"claude-sonnet-4-5","stream":true,"messages":[{"role":"user","content":"hi"}]}`, proxytest.Response{Events: wrongStream}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			wrong := upstream(t, tc.wrong)
+			right := upstream(t, proxytest.AnthropicMessage("right", 1, 1))
+			a, b := ep(1, "wrong", wrong.URL), ep(2, "right", right.URL)
+			a.OnModelMismatch, a.Models, b.Models = MismatchFail, []string{"claude-*"}, []string{"claude-*"}
+			b.Protocol = ProtocolAnthropic
+			h := newHarness(t, Config{Endpoints: []Endpoint{a, b}, Strategy: StrategyPriority})
+			r := h.post(tc.path, tc.body)
+			if r.status != 200 || strings.Contains(r.body, "wrong") || !strings.Contains(r.body, "right") {
+				t.Fatalf("got %d %s", r.status, r.body)
+			}
+			rec := h.record()
+			if got := attemptsOn(rec); len(rec.Attempts) != 2 || rec.Attempts[0].ErrorType != ErrModelMismatch || !rec.Attempts[0].BreakerCounted {
+				t.Errorf("attempts %s: %+v", got, rec.Attempts[0])
+			}
+			if !strings.Contains(rec.Attempts[0].Message, "answered by claude-haiku-4-5, not claude-sonnet-4-5") {
+				t.Errorf("message %q", rec.Attempts[0].Message)
+			}
+		})
+	}
+}

@@ -327,6 +327,11 @@ func (q *request) writeHeader(resp *http.Response) {
 // bounded copy to read usage from. Once the status is sent there is no
 // failover: a broken body is a failure for the breaker only.
 func (q *request) copyResponse(ctx context.Context, e *endpoint, resp *http.Response, cancel context.CancelCauseFunc) result {
+	if e.OnModelMismatch == MismatchFail && !isSSE(resp.Header) {
+		if res, done := q.judgeModel(e, resp); done {
+			return res
+		}
+	}
 	if !q.commit() {
 		return lostRace()
 	}
@@ -380,6 +385,34 @@ func (q *request) copyResponse(ctx context.Context, e *endpoint, resp *http.Resp
 		}
 	}
 	return result{verdict: delivered, status: resp.StatusCode}
+}
+
+// judgeModel reads an answer before any of it reaches the client, for an
+// endpoint that fails answers from another model (answered.go): up to
+// usageBodyCap, which is then sent as if unread; a longer body is passed
+// on unjudged. done reports the attempt's end: the answer failed, or its
+// body broke before it was read.
+func (q *request) judgeModel(e *endpoint, resp *http.Response) (result, bool) {
+	head, err := io.ReadAll(io.LimitReader(resp.Body, usageBodyCap+1))
+	if err != nil {
+		if q.r.Context().Err() != nil {
+			return q.clientLeft(), true
+		}
+		res := result{verdict: brokenRetry, status: resp.StatusCode, msg: "upstream body broke before it was complete: " + err.Error()}
+		res.errType = ErrStreamEnd
+		return res, true
+	}
+	if len(head) <= usageBodyCap {
+		q.noteBody(e, decodeBody(resp.Header.Get("Content-Encoding"), head, usageBodyCap))
+		if res, bad := q.mismatchFailure(e, resp.StatusCode); bad {
+			return res, true
+		}
+	}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	return result{}, false
 }
 
 // idleReader re-arms the idle timer whenever bytes arrive.

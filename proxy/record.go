@@ -183,4 +183,5 @@ const (
 	ErrClientGone      ErrorType = "client_gone"        // the client went away
 	ErrTranslation     ErrorType = "translation"        // the request cannot be carried in the endpoint's protocol
 	ErrHedgeCancelled  ErrorType = "hedge_cancelled"    // stopped because the racing attempt answered first
+	ErrModelMismatch   ErrorType = "model_mismatch"     // answered by another model, on an endpoint set to fail then
 )

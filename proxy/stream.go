@@ -264,6 +264,9 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 					msg:      "stream began with an error event: " + upstreamErrorText(data),
 				}
 			}
+			if res, bad := q.mismatchFailure(e, resp.StatusCode); bad {
+				return res
+			}
 			if !q.commit() {
 				return lostRace()
 			}

@@ -193,6 +193,9 @@ func (q *request) translatedResponse(ctx context.Context, e *endpoint, t *transl
 		}
 	}
 	q.noteBody(e, body)
+	if res, bad := q.mismatchFailure(e, resp.StatusCode); bad {
+		return res
+	}
 	return q.answerTranslated(resp, t, out)
 }
 
@@ -298,6 +301,9 @@ func (q *request) collectStream(ctx context.Context, e *endpoint, t *translation
 		}
 	}
 	out, _ := c.Response()
+	if res, bad := q.mismatchFailure(e, resp.StatusCode); bad {
+		return res
+	}
 	return q.answerTranslated(resp, t, out)
 }
 

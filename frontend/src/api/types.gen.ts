@@ -19,7 +19,7 @@ export type BreakerState = "closed" | "open" | "half_open";
 export type CaptureMode = "off" | "errors" | "all";
 
 /** Go: proxy.ErrorType */
-export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation" | "hedge_cancelled";
+export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation" | "hedge_cancelled" | "model_mismatch";
 
 /** Go: proxy.Exclusion */
 export type Exclusion = "model" | "protocol" | "breaker" | "not_fast" | "disabled";

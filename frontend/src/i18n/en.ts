@@ -299,6 +299,8 @@ const en = {
       stream_ended_early: 'stream ended early',
       client_gone: 'client went away',
       translation: 'cannot be carried in this endpoint’s protocol',
+      hedge_cancelled: 'cancelled: the racing attempt answered first',
+      model_mismatch: 'answered by another model',
     },
   },
   dashboard: {

@@ -296,6 +296,8 @@ const zhCN: Strings = {
       stream_ended_early: '流提前结束',
       client_gone: '客户端已断开',
       translation: '无法用此端点的协议表达该请求',
+      hedge_cancelled: '已取消：竞速的另一次尝试先回答',
+      model_mismatch: '由其他模型回答',
     },
   },
   dashboard: {
