@@ -367,7 +367,10 @@ func (s *syncRun) conflict(st *State, localChanged bool, doc *exportDoc) *SyncRe
 		}
 	}
 	local.ModifiedAt = timePtr(newest)
-	remote := &SyncSide{Changed: s.remoteChanged(), ModifiedAt: timePtr(s.remote.modified)}
+	remote := &SyncSide{Changed: s.remoteChanged()}
+	if s.remote != nil { // nil: removed during a push
+		remote.ModifiedAt = timePtr(s.remote.modified)
+	}
 	if doc != nil {
 		remote.ExportedAt, remote.Endpoints = timePtr(doc.ExportedAt), len(doc.Endpoints)
 	}
@@ -412,13 +415,37 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.upload(data); err != nil {
+	if err := s.d.upload(data, s.remote); errors.Is(err, errRemoteChanged) {
+		return s.changedDuringPush(st, local)
+	} else if err != nil {
 		return nil, err
 	}
 	pushed := &davFile{data: data}
 	pushed.etag, pushed.modified = s.d.stat()
 	s.a.log.Info().Str("url", s.cfg.URL).Msg("sync: pushed")
 	return s.done(ctx, "push", local, pushed)
+}
+
+// changedDuringPush answers a push whose upload found the remote file
+// changed since it was read (another computer pushed meanwhile): the
+// conflict, with the remote side as it is now.
+func (s *syncRun) changedDuringPush(st *State, local string) (*SyncResult, error) {
+	remote, err := s.d.fetch()
+	if err != nil {
+		return nil, err
+	}
+	s.remote = remote
+	var doc *exportDoc
+	if remote != nil {
+		if _, d, err := s.openRemote(); err == nil {
+			doc = &d
+		}
+	}
+	res := s.conflict(st, s.localChanged(st, local), doc)
+	res.Remote.Changed = true
+	res.Message = "the remote file changed while this push was under way: pushing would overwrite that change; " +
+		`choose which side wins ("force": "local" or "remote")`
+	return res, nil
 }
 
 // errSyncConflict ends a pull's write when it finds a conflict.
