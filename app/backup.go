@@ -82,8 +82,8 @@ type ImportReport struct {
 
 // readBackup reads an export file's bytes: JSON, or an age file opened
 // with passphrase.
-func readBackup(body []byte, passphrase string) (*backupFile, error) {
-	plain, encrypted, err := openFile(body, passphrase)
+func readBackup(ctx context.Context, body []byte, passphrase string) (*backupFile, error) {
+	plain, encrypted, err := openFile(ctx, body, passphrase)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +96,9 @@ func readBackup(body []byte, passphrase string) (*backupFile, error) {
 }
 
 // openFile returns the plain bytes of a file: body itself unless it is an
-// age file (binary or armored), which must open with passphrase.
-func openFile(body []byte, passphrase string) (plain []byte, encrypted bool, err error) {
+// age file (binary or armored), which must open with passphrase. Files
+// open one at a time (see scryptSlot).
+func openFile(ctx context.Context, body []byte, passphrase string) (plain []byte, encrypted bool, err error) {
 	var src io.Reader
 	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
 	case bytes.HasPrefix(body, []byte("age-encryption.org/")):
@@ -116,6 +117,10 @@ func openFile(body []byte, passphrase string) (plain []byte, encrypted bool, err
 		return nil, true, err
 	}
 	id.SetMaxWorkFactor(maxScryptWorkFactor)
+	release, err := takeScryptSlot(ctx)
+	if err != nil {
+		return nil, true, err
+	}
 	r, err := age.Decrypt(src, id)
 	if err == nil {
 		plain, err = io.ReadAll(io.LimitReader(r, maxAdminBody+1))
@@ -123,6 +128,7 @@ func openFile(body []byte, passphrase string) (plain []byte, encrypted bool, err
 			err = fmt.Errorf("it holds more than %d bytes", maxAdminBody)
 		}
 	}
+	release()
 	var nomatch *age.NoIdentityMatchError
 	switch {
 	case err == nil:
@@ -208,7 +214,7 @@ func requestBackup(r *http.Request) (*backupFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readBackup(body, pass)
+	return readBackup(r.Context(), body, pass)
 }
 
 // importPlan is a file made ready to apply to the state it was planned on.

@@ -2,7 +2,10 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -213,7 +216,7 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 		}
 	}
 	const pass = "correct horse battery"
-	sealed, err := seal([]byte(newer), pass)
+	sealed, err := seal(t.Context(), []byte(newer), pass)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,5 +242,61 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 	}
 	if after := h.do("GET", "/api/endpoints", "").body; !bytes.Equal(after, before) {
 		t.Errorf("refused imports changed the endpoints")
+	}
+}
+
+// A file asking for more scrypt work than ccmesh writes with (and one
+// step more) is refused before any of it is done: a crafted header of a
+// few hundred bytes could otherwise take gigabytes of memory.
+func TestImportRefusesCostlyScrypt(t *testing.T) {
+	h := newHarness(t)
+	const pass = "correct horse battery"
+	sealed, err := seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, factor := range []int{maxScryptWorkFactor + 1, 22} {
+		t.Run(fmt.Sprint(factor), func(t *testing.T) {
+			// The stanza line is "-> scrypt <salt> <factor>".
+			crafted := bytes.Replace(sealed, []byte(fmt.Sprintf(" %d\n", scryptWorkFactor)), []byte(fmt.Sprintf(" %d\n", factor)), 1)
+			if bytes.Equal(crafted, sealed) {
+				t.Fatal("no work factor in the header")
+			}
+			r := h.do("POST", "/api/import/preview", string(crafted), withPassphrase(pass))
+			if r.status != 422 || r.errCode() != codeCorruptFile || !strings.Contains(string(r.body), "work factor too large") {
+				t.Errorf("factor %d: %d %s, want 422 %s", factor, r.status, r.body, codeCorruptFile)
+			}
+		})
+	}
+	if maxScryptWorkFactor != defaultScryptWorkFactor+1 {
+		t.Errorf("maxScryptWorkFactor = %d, want the written %d and one step", maxScryptWorkFactor, defaultScryptWorkFactor)
+	}
+}
+
+// Files are opened one at a time: while another holds the scrypt slot,
+// an open waits for it, and gives up when its request ends, having done
+// no work.
+func TestOpenFileWaitsForTheScryptSlot(t *testing.T) {
+	const pass = "correct horse battery"
+	sealed, err := seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := takeScryptSlot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, _, err = openFile(ctx, sealed, pass)
+	release()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("open while the slot is held, its context ended: %v, want context.Canceled", err)
+	}
+	if _, err := seal(ctx, []byte("{}"), pass); !errors.Is(err, context.Canceled) {
+		t.Errorf("seal with its context ended: %v, want context.Canceled", err)
+	}
+	if _, _, err := openFile(t.Context(), sealed, pass); err != nil {
+		t.Errorf("open with the slot free: %v", err)
 	}
 }

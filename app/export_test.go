@@ -109,7 +109,7 @@ func TestExportWithKeysIsEncrypted(t *testing.T) {
 	if ct, cd := r.header.Get("Content-Type"), r.header.Get("Content-Disposition"); ct != "application/octet-stream" || !strings.HasSuffix(cd, `.age"`) {
 		t.Errorf("encrypted file headers: %q %q", ct, cd)
 	}
-	plain, encrypted, err := openFile(r.body, "correct horse battery")
+	plain, encrypted, err := openFile(t.Context(), r.body, "correct horse battery")
 	if err != nil || !encrypted {
 		t.Fatalf("open the file: %v", err)
 	}

@@ -307,8 +307,8 @@ func (s *syncRun) remoteChanged() bool {
 
 // openRemote decrypts and parses the remote file, with errors that say it
 // is the sync file.
-func (s *syncRun) openRemote() (*backupFile, exportDoc, error) {
-	plain, _, err := openFile(s.remote.data, s.cfg.Passphrase)
+func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error) {
+	plain, _, err := openFile(ctx, s.remote.data, s.cfg.Passphrase)
 	var f *backupFile
 	if err == nil {
 		f, err = parseBackup(plain)
@@ -394,7 +394,7 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 	local := configHash(st)
 	if s.remote != nil && !s.forced {
 		if s.remoteChanged() {
-			_, doc, err := s.openRemote()
+			_, doc, err := s.openRemote(ctx)
 			if err != nil {
 				return nil, withHint(err, `; to replace it with this computer's configuration, push with "force": "local"`)
 			}
@@ -411,12 +411,12 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := seal(plain, s.cfg.Passphrase)
+	data, err := seal(ctx, plain, s.cfg.Passphrase)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.d.upload(data, s.remote); errors.Is(err, errRemoteChanged) {
-		return s.changedDuringPush(st, local)
+		return s.changedDuringPush(ctx, st, local)
 	} else if err != nil {
 		return nil, err
 	}
@@ -429,7 +429,7 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 // changedDuringPush answers a push whose upload found the remote file
 // changed since it was read (another computer pushed meanwhile): the
 // conflict, with the remote side as it is now.
-func (s *syncRun) changedDuringPush(st *State, local string) (*SyncResult, error) {
+func (s *syncRun) changedDuringPush(ctx context.Context, st *State, local string) (*SyncResult, error) {
 	remote, err := s.d.fetch()
 	if err != nil {
 		return nil, err
@@ -437,7 +437,7 @@ func (s *syncRun) changedDuringPush(st *State, local string) (*SyncResult, error
 	s.remote = remote
 	var doc *exportDoc
 	if remote != nil {
-		if _, d, err := s.openRemote(); err == nil {
+		if _, d, err := s.openRemote(ctx); err == nil {
 			doc = &d
 		}
 	}
@@ -458,7 +458,7 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 		return nil, rejected("sync_remote_missing", "url", "there is no %s at %s yet: push from the computer "+
 			"whose configuration you want first", syncFileName, s.cfg.URL)
 	}
-	f, doc, err := s.openRemote()
+	f, doc, err := s.openRemote(ctx)
 	if err != nil {
 		return nil, err
 	}
