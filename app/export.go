@@ -126,12 +126,17 @@ func (doc exportDoc) hash() string {
 // configHash is the hash of st's configuration, keys included.
 func configHash(st *State) string { return exportOf(st, true, time.Time{}).hash() }
 
-// export answers GET /api/export: the plain document (?keys=1 adds the keys
-// and the client token, unencrypted).
+// export answers GET /api/export: the plain document, without keys. Keys
+// leave only encrypted (POST /api/export with a passphrase): ?keys= asking
+// for them here is refused rather than ignored, so that a script that
+// relied on it learns why its file has no keys.
 func (a *App) export(w http.ResponseWriter, r *http.Request) error {
-	withKeys := r.URL.Query().Get("keys") == "1" || r.URL.Query().Get("keys") == "true"
+	if k := r.URL.Query().Get("keys"); k != "" && k != "0" && k != "false" {
+		return errBadRequest("keys_need_passphrase", "keys", "keys and the client token leave ccmesh only encrypted: "+
+			`POST /api/export {"keys":true,"passphrase":"…"} writes them in a file encrypted with the passphrase`)
+	}
 	w.Header().Set("Content-Disposition", `attachment; filename="ccmesh-export.json"`)
-	writeJSON(w, http.StatusOK, exportOf(a.state.Load(), withKeys, time.Now().UTC()))
+	writeJSON(w, http.StatusOK, exportOf(a.state.Load(), false, time.Now().UTC()))
 	return nil
 }
 

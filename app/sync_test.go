@@ -422,7 +422,7 @@ func TestSyncSettings(t *testing.T) {
 	if r.status != 200 || s.URL != "https://dav.example/ccmesh/" || s.User != "me" || !s.HasPassword || !s.HasPassphrase {
 		t.Errorf("PUT /api/sync: %d %s", r.status, r.body)
 	}
-	for _, b := range [][]byte{r.body, h.do("GET", "/api/sync", "").body, h.do("GET", "/api/export?keys=1", "").body, []byte(h.logs.String())} {
+	for _, b := range [][]byte{r.body, h.do("GET", "/api/sync", "").body, h.exportWithKeys(), []byte(h.logs.String())} {
 		if bytes.Contains(b, []byte(davPass)) || bytes.Contains(b, []byte(syncPhrase)) {
 			t.Errorf("the sync password or passphrase shows: %s", b)
 		}
