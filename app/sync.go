@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -49,6 +50,9 @@ type SyncSettings struct {
 	File       string     `json:"file"`
 	LastSync   *time.Time `json:"last_sync"`   // null: never
 	LastAction string     `json:"last_action"` // push | pull | ""
+	// Warning says what the URL risks ("" when nothing): plain http to
+	// another machine sends the password unencrypted.
+	Warning string `json:"warning"`
 }
 
 // SyncInput is the body of PUT /api/sync: the fields given change, the
@@ -111,7 +115,7 @@ func (a *App) syncSettings(ctx context.Context) (SyncSettings, error) {
 		return SyncSettings{}, err
 	}
 	return SyncSettings{URL: cfg.URL, User: cfg.User, HasPassword: cfg.Password != "", HasPassphrase: cfg.Passphrase != "",
-		File: syncFileName, LastSync: timePtr(state.At), LastAction: state.Action}, nil
+		File: syncFileName, LastSync: timePtr(state.At), LastAction: state.Action, Warning: syncURLWarning(cfg.URL)}, nil
 }
 
 func (a *App) getSync(w http.ResponseWriter, r *http.Request) error {
@@ -164,26 +168,39 @@ func (a *App) putSync(w http.ResponseWriter, r *http.Request) error {
 	return a.getSync(w, r)
 }
 
-// checkSyncURL checks a sync URL: an http(s) folder address without
-// credentials, or "" for no sync.
+// checkSyncURL checks a sync URL by base_url's rule (store.CheckHTTPURL):
+// an http(s) folder address without credentials, query or fragment, or ""
+// for no sync.
 func checkSyncURL(s string) *apiError {
 	if s == "" {
 		return nil
 	}
-	bad := func(format string, args ...any) *apiError {
-		return rejected("invalid_sync_url", "url", format, args...)
+	const want = "url must be the http:// or https:// address of a WebDAV folder, e.g. " +
+		"https://cloud.example/remote.php/dav/files/me/ccmesh/"
+	msg := map[store.URLFault]string{
+		store.URLNotUTF8:   "url is not valid UTF-8 text; type or paste it again",
+		store.URLMalformed: want,
+		store.URLBadPort:   "url's port must be a number from 1 to 65535",
+		store.URLNotHTTP:   want,
+		store.URLNoHost:    "url has no host name; " + want,
+		store.URLQuery:     "url must be a folder address without ? or #",
+		store.URLUserInfo:  "put the user name and password in their own fields, not in the URL (which is shown)",
 	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return bad("url must be the http:// or https:// address of a WebDAV folder, e.g. " +
-			"https://cloud.example/remote.php/dav/files/me/ccmesh/")
-	case u.User != nil:
-		return bad("put the user name and password in their own fields, not in the URL (which is shown)")
-	case u.RawQuery != "" || u.Fragment != "":
-		return bad("url must be a folder address without ? or #")
+	if f := store.CheckHTTPURL(s); f != store.URLOK {
+		return rejected("invalid_sync_url", "url", "%s", msg[f])
 	}
 	return nil
+}
+
+// syncURLWarning says what a valid sync URL risks, "" when nothing: plain
+// http to another machine sends the password (Basic auth) unencrypted.
+func syncURLWarning(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" || proxy.IsLoopbackHost(u.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf("this URL is plain http:// to %s: the WebDAV user name and password cross the network "+
+		"unencrypted (the sync file itself stays encrypted); use https:// unless you trust every network between", u.Hostname())
 }
 
 // holdingSync runs fn while holding the sync (one push, pull or change of

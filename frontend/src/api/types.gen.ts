@@ -481,6 +481,7 @@ export interface SyncSettings {
   file: string;
   last_sync: string | null;
   last_action: string;
+  warning: string;
 }
 
 /** Go: app.SyncSide */
