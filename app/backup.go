@@ -244,6 +244,12 @@ func (a *App) planImport(st *State, f *backupFile) (*importPlan, error) {
 			return nil, err
 		}
 	}
+	// What the store's Replace would refuse (names given twice, URLs,
+	// names, keys, patterns), refused here too: a preview that passes is
+	// an import that passes, on the same state.
+	if err := store.CheckReplace(st.Endpoints, p.patches); err != nil {
+		return nil, err
+	}
 	if f.settings != nil {
 		s := f.settings.clone()
 		if !f.keys {

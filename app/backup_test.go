@@ -300,3 +300,49 @@ func TestOpenFileWaitsForTheScryptSlot(t *testing.T) {
 		t.Errorf("open with the slot free: %v", err)
 	}
 }
+
+// The preview refuses what the import refuses, with the same code, field
+// and message: a name given twice, and endpoints the store would not keep
+// (checked on their result: a file's update of a stored endpoint too).
+func TestImportPreviewRefusesWhatImportRefuses(t *testing.T) {
+	h := newHarness(t)
+	h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
+	ep := func(name, url string, extra ...string) string {
+		return `{"name":"` + name + `","base_url":"` + url + `","protocol":"anthropic"` + strings.Join(extra, "") + `}`
+	}
+	file := func(eps ...string) string {
+		return `{"version":2,"keys":true,"endpoints":[` + strings.Join(eps, ",") + `]}`
+	}
+	tests := []struct {
+		name, file  string
+		status      int
+		code, field string
+	}{
+		{"a name given twice", file(ep("a", "https://a.example"), ep("a", "https://b.example")), 409, "duplicate_name", "endpoints[1].name"},
+		{"a new endpoint's URL", file(ep("a", "ftp://a.example")), 422, "invalid_url", "endpoints[0].base_url"},
+		{"a stored endpoint's new URL", file(ep("x", "https://x.example/?k=1")), 422, "invalid_url", "endpoints[0].base_url"},
+		{"a name", file(ep("has space", "https://a.example")), 422, "invalid_name", "endpoints[0].name"},
+		{"a model pattern", file(ep("a", "https://a.example", `,"models":["claude-[a]"]`)), 422, "invalid_model_pattern", "endpoints[0].models"},
+		{"a key", file(ep("a", "https://a.example", `,"api_key":"sk-\u0007"`)), 422, "invalid_api_key", "endpoints[0].api_key"},
+	}
+	before := h.do("GET", "/api/endpoints", "").body
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var msgs []string
+			for _, path := range []string{"/api/import/preview", "/api/import"} {
+				r := h.do("POST", path, tc.file)
+				got := r.apiErr(t)
+				if r.status != tc.status || got.Code != tc.code || got.Field != tc.field {
+					t.Errorf("%s: %d %s, want %d %s at %s", path, r.status, r.body, tc.status, tc.code, tc.field)
+				}
+				msgs = append(msgs, got.Message)
+			}
+			if msgs[0] != msgs[1] {
+				t.Errorf("the preview says %q, the import %q", msgs[0], msgs[1])
+			}
+		})
+	}
+	if after := h.do("GET", "/api/endpoints", "").body; !bytes.Equal(after, before) {
+		t.Errorf("refused imports changed the endpoints")
+	}
+}
