@@ -123,9 +123,9 @@ func TestImportPreview(t *testing.T) {
 	h.mustCreate(`{"name":"y","base_url":"https://y.example","protocol":"anthropic"}`)
 	var file exportDoc
 	h.do("GET", "/api/export", "").decode(t, &file)
-	// The file: x with another URL and in the fast queue, y as it is, a new
-	// w; no z (made after the export); another strategy.
-	url2, fast := "https://x2.example", true
+	// The file: x with another path and in the fast queue, y as it is, a
+	// new w; no z (made after the export); another strategy.
+	url2, fast := "https://x.example/v2", true
 	file.Endpoints[0].BaseURL, file.Endpoints[0].Fast = &url2, &fast
 	w := storedEndpoint("w", "https://w.example", "openai-chat")
 	w.SortOrder = 2
@@ -140,7 +140,8 @@ func TestImportPreview(t *testing.T) {
 	var rep ImportReport
 	r.decode(t, &rep)
 	want := ImportReport{Replace: true, Schema: exportSchema, ExportedAt: rep.ExportedAt, Added: []string{"w"}, Changed: []string{"x"},
-		Removed: []string{"z"}, Fields: map[string][]string{"x": {"base_url", "fast"}}, Settings: []string{"strategy"}, Endpoints: 3}
+		Removed: []string{"z"}, Fields: map[string][]string{"x": {"base_url", "fast"}}, Settings: []string{"strategy"}, Endpoints: 3,
+		KeyMoves: []KeyMove{}}
 	if r.status != 200 || !sameJSON(rep, want) || rep.ExportedAt == nil {
 		t.Errorf("preview: %d %s\nwant %+v", r.status, r.body, want)
 	}
@@ -344,5 +345,56 @@ func TestImportPreviewRefusesWhatImportRefuses(t *testing.T) {
 	}
 	if after := h.do("GET", "/api/endpoints", "").body; !bytes.Equal(after, before) {
 		t.Errorf("refused imports changed the endpoints")
+	}
+}
+
+// A file without keys that moves an endpoint to another host would send
+// its stored key there: the preview names it, and the import drops the
+// key unless the request confirms with ?move_keys=1.
+func TestKeylessImportMovingAKeyElsewhere(t *testing.T) {
+	tests := []struct {
+		name     string
+		to       string
+		query    string
+		moves    bool
+		keptKey  bool
+		wantFrom string
+	}{
+		{name: "another host, unconfirmed", to: "https://evil.example", moves: true, wantFrom: "https://x.example"},
+		{name: "another host, confirmed", to: "https://evil.example", query: "?move_keys=1", moves: true, keptKey: true, wantFrom: "https://x.example"},
+		{name: "plain http on the same host", to: "http://x.example", moves: true, wantFrom: "https://x.example"},
+		{name: "another port", to: "https://x.example:8443", moves: true, wantFrom: "https://x.example"},
+		{name: "another path", to: "https://X.example:443/v2", keptKey: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
+			var doc exportDoc
+			h.do("GET", "/api/export", "").decode(t, &doc)
+			doc.Endpoints[0].BaseURL = &tc.to
+			file, _ := json.Marshal(doc)
+
+			var wantMoves []KeyMove
+			if tc.moves {
+				wantMoves = []KeyMove{{Name: "x", From: tc.wantFrom, To: strings.TrimSuffix(tc.to, "/v2")}}
+			}
+			for _, path := range []string{"/api/import/preview", "/api/import"} {
+				rep := okAs[ImportReport](t, h.do("POST", path+tc.query, string(file)))
+				if !sameJSON(rep.KeyMoves, wantMoves) || rep.KeysMoved != (tc.moves && tc.keptKey) {
+					t.Errorf("%s: key_moves %+v keys_moved %v, want %+v %v", path, rep.KeyMoves, rep.KeysMoved, wantMoves, tc.moves && tc.keptKey)
+				}
+				if dropped := slices.Contains(rep.Fields["x"], "api_key"); dropped == tc.keptKey {
+					t.Errorf("%s: fields %v; the key dropped: %v, want %v", path, rep.Fields["x"], dropped, !tc.keptKey)
+				}
+				if path == "/api/import/preview" && h.app.Snapshot().Endpoints[0].APIKey != secretKey {
+					t.Fatalf("the preview changed the key")
+				}
+			}
+			x := h.app.Snapshot().Endpoints[0]
+			if kept := x.APIKey == secretKey; kept != tc.keptKey || (!kept && x.APIKey != "") {
+				t.Errorf("after the import the key is kept: %v (has one: %v), want kept: %v", kept, x.APIKey != "", tc.keptKey)
+			}
+		})
 	}
 }

@@ -495,7 +495,9 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 			res = s.conflict(st, true, &doc)
 			return errSyncConflict
 		}
-		p, err := s.a.planImport(st, f)
+		// A sync file carries keys; one that does not moves none to
+		// another host (nobody is there to confirm it).
+		p, err := s.a.planImport(st, f, false)
 		if err != nil {
 			return err
 		}

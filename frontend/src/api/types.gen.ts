@@ -280,6 +280,8 @@ export interface ImportReport {
   fields: Record<string, string[]>;
   settings: string[];
   endpoints: number;
+  key_moves: KeyMove[];
+  keys_moved: boolean;
 }
 
 /** Go: app.Info */
@@ -294,6 +296,13 @@ export interface Info {
   log_rows_dropped: number;
   log_rows_failed: number;
   captures_dropped: number;
+}
+
+/** Go: app.KeyMove */
+export interface KeyMove {
+  name: string;
+  from: string;
+  to: string;
 }
 
 /** Go: app.tsLogPage */

@@ -86,7 +86,7 @@ describe('Sync', () => {
         s = settings({ last_sync: '2026-12-01T10:00:00Z', last_action: 'push' });
         return { body: done({ action: 'push' }) };
       },
-      'POST /api/sync/pull': { body: done({ action: 'pull', import: { replace: true, schema: 2, exported_at: null, encrypted: true, keys: true, added: ['a', 'b'], changed: [], removed: ['c'], fields: {}, settings: [], endpoints: 2 } }) },
+      'POST /api/sync/pull': { body: done({ action: 'pull', import: { replace: true, schema: 2, exported_at: null, encrypted: true, keys: true, added: ['a', 'b'], changed: [], removed: ['c'], fields: {}, settings: [], endpoints: 2, key_moves: [], keys_moved: false } }) },
     });
     const user = userEvent.setup();
     renderApp(<SyncPanel />);
