@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -78,12 +79,27 @@ type ImportReport struct {
 	// Settings names the settings that change ([] when none).
 	Settings  []string `json:"settings"`
 	Endpoints int      `json:"endpoints"` // how many endpoints the file has
+	// KeyMoves names the endpoints whose stored key a file without keys
+	// would send to another host: base_url's scheme, host or port changes
+	// while the key stays ([] when none).
+	KeyMoves []KeyMove `json:"key_moves"`
+	// KeysMoved says whether those keys go along (the request's
+	// ?move_keys=1); else the import drops them, and those endpoints have
+	// no key after it.
+	KeysMoved bool `json:"keys_moved"`
+}
+
+// KeyMove is a stored key that an import would point at another host.
+type KeyMove struct {
+	Name string `json:"name"`
+	From string `json:"from"` // the stored base_url's scheme://host[:port]
+	To   string `json:"to"`   // the file's
 }
 
 // readBackup reads an export file's bytes: JSON, or an age file opened
 // with passphrase.
-func readBackup(body []byte, passphrase string) (*backupFile, error) {
-	plain, encrypted, err := openFile(body, passphrase)
+func readBackup(ctx context.Context, body []byte, passphrase string) (*backupFile, error) {
+	plain, encrypted, err := openFile(ctx, body, passphrase)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +112,9 @@ func readBackup(body []byte, passphrase string) (*backupFile, error) {
 }
 
 // openFile returns the plain bytes of a file: body itself unless it is an
-// age file (binary or armored), which must open with passphrase.
-func openFile(body []byte, passphrase string) (plain []byte, encrypted bool, err error) {
+// age file (binary or armored), which must open with passphrase. Files
+// open one at a time (see scryptSlot).
+func openFile(ctx context.Context, body []byte, passphrase string) (plain []byte, encrypted bool, err error) {
 	var src io.Reader
 	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
 	case bytes.HasPrefix(body, []byte("age-encryption.org/")):
@@ -116,6 +133,10 @@ func openFile(body []byte, passphrase string) (plain []byte, encrypted bool, err
 		return nil, true, err
 	}
 	id.SetMaxWorkFactor(maxScryptWorkFactor)
+	release, err := takeScryptSlot(ctx)
+	if err != nil {
+		return nil, true, err
+	}
 	r, err := age.Decrypt(src, id)
 	if err == nil {
 		plain, err = io.ReadAll(io.LimitReader(r, maxAdminBody+1))
@@ -123,6 +144,7 @@ func openFile(body []byte, passphrase string) (plain []byte, encrypted bool, err
 			err = fmt.Errorf("it holds more than %d bytes", maxAdminBody)
 		}
 	}
+	release()
 	var nomatch *age.NoIdentityMatchError
 	switch {
 	case err == nil:
@@ -198,6 +220,13 @@ func passphraseOf(r *http.Request) (string, error) {
 	return p, nil
 }
 
+// moveKeysOf reads the import's confirmation that the stored keys a
+// keyless file points at other hosts go along (?move_keys=1).
+func moveKeysOf(r *http.Request) bool {
+	v := r.URL.Query().Get("move_keys")
+	return v == "1" || v == "true"
+}
+
 // requestBackup reads the file a preview or import request carries.
 func requestBackup(r *http.Request) (*backupFile, error) {
 	body, err := readBody(r)
@@ -208,7 +237,7 @@ func requestBackup(r *http.Request) (*backupFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readBackup(body, pass)
+	return readBackup(r.Context(), body, pass)
 }
 
 // importPlan is a file made ready to apply to the state it was planned on.
@@ -219,8 +248,10 @@ type importPlan struct {
 }
 
 // planImport validates f's endpoints and settings as an import onto st
-// applies them, and says what would change.
-func (a *App) planImport(st *State, f *backupFile) (*importPlan, error) {
+// applies them, and says what would change. moveKeys keeps the stored
+// keys that a file without keys would point at another host; without it
+// they are dropped.
+func (a *App) planImport(st *State, f *backupFile, moveKeys bool) (*importPlan, error) {
 	// Validated on a copy: validate fills in defaults, and a preview's file
 	// may be applied to another state later.
 	eps := slices.Clone(f.doc.Endpoints)
@@ -238,6 +269,16 @@ func (a *App) planImport(st *State, f *backupFile) (*importPlan, error) {
 			return nil, err
 		}
 	}
+	var moves []KeyMove
+	if !f.keys {
+		moves = keyMoves(st.Endpoints, p.patches, moveKeys)
+	}
+	// What the store's Replace would refuse (names given twice, URLs,
+	// names, keys, patterns), refused here too: a preview that passes is
+	// an import that passes, on the same state.
+	if err := store.CheckReplace(st.Endpoints, p.patches); err != nil {
+		return nil, err
+	}
 	if f.settings != nil {
 		s := f.settings.clone()
 		if !f.keys {
@@ -251,7 +292,55 @@ func (a *App) planImport(st *State, f *backupFile) (*importPlan, error) {
 	}
 	p.report = diffImport(st, p.patches, p.settings)
 	p.report.Schema, p.report.ExportedAt, p.report.Encrypted, p.report.Keys = f.doc.Version, f.doc.ExportedAt, f.encrypted, f.keys
+	p.report.KeyMoves, p.report.KeysMoved = append([]KeyMove{}, moves...), moveKeys && len(moves) > 0
 	return p, nil
+}
+
+// keyMoves finds the patches of a file without keys that keep a stored
+// key (they set none) while moving its endpoint to another host: the key
+// would go where its owner never sent it. Unless moveKeys, such a patch
+// gets an empty key, so the endpoint keeps none.
+func keyMoves(stored []store.Endpoint, patches []store.EndpointPatch, moveKeys bool) []KeyMove {
+	byName := make(map[string]store.Endpoint, len(stored))
+	for _, e := range stored {
+		byName[e.Name] = e
+	}
+	var moves []KeyMove
+	for i, p := range patches {
+		e, ok := byName[*p.Name] // planImport requires a name
+		if !ok || e.APIKey == "" || p.APIKey != nil || p.BaseURL == nil {
+			continue
+		}
+		from, to := urlOrigin(e.BaseURL), urlOrigin(*p.BaseURL)
+		if from == to {
+			continue
+		}
+		moves = append(moves, KeyMove{Name: e.Name, From: from, To: to})
+		if !moveKeys {
+			patches[i].APIKey = new("")
+		}
+	}
+	return moves
+}
+
+// urlOrigin is where a base URL sends requests: scheme://host[:port], in
+// lower case, without the scheme's own port. A URL that does not parse is
+// its own origin (the store refuses it anyway).
+func urlOrigin(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return raw
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")), u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if port != "" {
+		host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host
 }
 
 // diffImport says what replacing st's configuration with patches and
@@ -369,7 +458,7 @@ func (a *App) importPreview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.planImport(a.state.Load(), f)
+	p, err := a.planImport(a.state.Load(), f, moveKeysOf(r))
 	if err != nil {
 		return err
 	}
@@ -390,7 +479,7 @@ func (a *App) importHandler(w http.ResponseWriter, r *http.Request) error {
 		// stored now.
 		st := a.state.Load()
 		var err error
-		if p, err = a.planImport(st, f); err != nil {
+		if p, err = a.planImport(st, f, moveKeysOf(r)); err != nil {
 			return err
 		}
 		return a.applyImport(ctx, st, p)

@@ -2,7 +2,10 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -120,9 +123,9 @@ func TestImportPreview(t *testing.T) {
 	h.mustCreate(`{"name":"y","base_url":"https://y.example","protocol":"anthropic"}`)
 	var file exportDoc
 	h.do("GET", "/api/export", "").decode(t, &file)
-	// The file: x with another URL and in the fast queue, y as it is, a new
-	// w; no z (made after the export); another strategy.
-	url2, fast := "https://x2.example", true
+	// The file: x with another path and in the fast queue, y as it is, a
+	// new w; no z (made after the export); another strategy.
+	url2, fast := "https://x.example/v2", true
 	file.Endpoints[0].BaseURL, file.Endpoints[0].Fast = &url2, &fast
 	w := storedEndpoint("w", "https://w.example", "openai-chat")
 	w.SortOrder = 2
@@ -137,7 +140,8 @@ func TestImportPreview(t *testing.T) {
 	var rep ImportReport
 	r.decode(t, &rep)
 	want := ImportReport{Replace: true, Schema: exportSchema, ExportedAt: rep.ExportedAt, Added: []string{"w"}, Changed: []string{"x"},
-		Removed: []string{"z"}, Fields: map[string][]string{"x": {"base_url", "fast"}}, Settings: []string{"strategy"}, Endpoints: 3}
+		Removed: []string{"z"}, Fields: map[string][]string{"x": {"base_url", "fast"}}, Settings: []string{"strategy"}, Endpoints: 3,
+		KeyMoves: []KeyMove{}}
 	if r.status != 200 || !sameJSON(rep, want) || rep.ExportedAt == nil {
 		t.Errorf("preview: %d %s\nwant %+v", r.status, r.body, want)
 	}
@@ -213,7 +217,7 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 		}
 	}
 	const pass = "correct horse battery"
-	sealed, err := seal([]byte(newer), pass)
+	sealed, err := seal(t.Context(), []byte(newer), pass)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,5 +243,158 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 	}
 	if after := h.do("GET", "/api/endpoints", "").body; !bytes.Equal(after, before) {
 		t.Errorf("refused imports changed the endpoints")
+	}
+}
+
+// A file asking for more scrypt work than ccmesh writes with (and one
+// step more) is refused before any of it is done: a crafted header of a
+// few hundred bytes could otherwise take gigabytes of memory.
+func TestImportRefusesCostlyScrypt(t *testing.T) {
+	h := newHarness(t)
+	const pass = "correct horse battery"
+	sealed, err := seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, factor := range []int{maxScryptWorkFactor + 1, 22} {
+		t.Run(fmt.Sprint(factor), func(t *testing.T) {
+			// The stanza line is "-> scrypt <salt> <factor>".
+			crafted := bytes.Replace(sealed, []byte(fmt.Sprintf(" %d\n", scryptWorkFactor)), []byte(fmt.Sprintf(" %d\n", factor)), 1)
+			if bytes.Equal(crafted, sealed) {
+				t.Fatal("no work factor in the header")
+			}
+			r := h.do("POST", "/api/import/preview", string(crafted), withPassphrase(pass))
+			if r.status != 422 || r.errCode() != codeCorruptFile || !strings.Contains(string(r.body), "work factor too large") {
+				t.Errorf("factor %d: %d %s, want 422 %s", factor, r.status, r.body, codeCorruptFile)
+			}
+		})
+	}
+	if maxScryptWorkFactor != defaultScryptWorkFactor+1 {
+		t.Errorf("maxScryptWorkFactor = %d, want the written %d and one step", maxScryptWorkFactor, defaultScryptWorkFactor)
+	}
+}
+
+// Files are opened one at a time: while another holds the scrypt slot,
+// an open waits for it, and gives up when its request ends, having done
+// no work.
+func TestOpenFileWaitsForTheScryptSlot(t *testing.T) {
+	const pass = "correct horse battery"
+	sealed, err := seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := takeScryptSlot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, _, err = openFile(ctx, sealed, pass)
+	release()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("open while the slot is held, its context ended: %v, want context.Canceled", err)
+	}
+	if _, err := seal(ctx, []byte("{}"), pass); !errors.Is(err, context.Canceled) {
+		t.Errorf("seal with its context ended: %v, want context.Canceled", err)
+	}
+	if _, _, err := openFile(t.Context(), sealed, pass); err != nil {
+		t.Errorf("open with the slot free: %v", err)
+	}
+}
+
+// The preview refuses what the import refuses, with the same code, field
+// and message: a name given twice, and endpoints the store would not keep
+// (checked on their result: a file's update of a stored endpoint too).
+func TestImportPreviewRefusesWhatImportRefuses(t *testing.T) {
+	h := newHarness(t)
+	h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
+	ep := func(name, url string, extra ...string) string {
+		return `{"name":"` + name + `","base_url":"` + url + `","protocol":"anthropic"` + strings.Join(extra, "") + `}`
+	}
+	file := func(eps ...string) string {
+		return `{"version":2,"keys":true,"endpoints":[` + strings.Join(eps, ",") + `]}`
+	}
+	tests := []struct {
+		name, file  string
+		status      int
+		code, field string
+	}{
+		{"a name given twice", file(ep("a", "https://a.example"), ep("a", "https://b.example")), 409, "duplicate_name", "endpoints[1].name"},
+		{"a new endpoint's URL", file(ep("a", "ftp://a.example")), 422, "invalid_url", "endpoints[0].base_url"},
+		{"a stored endpoint's new URL", file(ep("x", "https://x.example/?k=1")), 422, "invalid_url", "endpoints[0].base_url"},
+		{"a name", file(ep("has space", "https://a.example")), 422, "invalid_name", "endpoints[0].name"},
+		{"a model pattern", file(ep("a", "https://a.example", `,"models":["claude-[a]"]`)), 422, "invalid_model_pattern", "endpoints[0].models"},
+		{"a key", file(ep("a", "https://a.example", `,"api_key":"sk-\u0007"`)), 422, "invalid_api_key", "endpoints[0].api_key"},
+	}
+	before := h.do("GET", "/api/endpoints", "").body
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var msgs []string
+			for _, path := range []string{"/api/import/preview", "/api/import"} {
+				r := h.do("POST", path, tc.file)
+				got := r.apiErr(t)
+				if r.status != tc.status || got.Code != tc.code || got.Field != tc.field {
+					t.Errorf("%s: %d %s, want %d %s at %s", path, r.status, r.body, tc.status, tc.code, tc.field)
+				}
+				msgs = append(msgs, got.Message)
+			}
+			if msgs[0] != msgs[1] {
+				t.Errorf("the preview says %q, the import %q", msgs[0], msgs[1])
+			}
+		})
+	}
+	if after := h.do("GET", "/api/endpoints", "").body; !bytes.Equal(after, before) {
+		t.Errorf("refused imports changed the endpoints")
+	}
+}
+
+// A file without keys that moves an endpoint to another host would send
+// its stored key there: the preview names it, and the import drops the
+// key unless the request confirms with ?move_keys=1.
+func TestKeylessImportMovingAKeyElsewhere(t *testing.T) {
+	tests := []struct {
+		name     string
+		to       string
+		query    string
+		moves    bool
+		keptKey  bool
+		wantFrom string
+	}{
+		{name: "another host, unconfirmed", to: "https://evil.example", moves: true, wantFrom: "https://x.example"},
+		{name: "another host, confirmed", to: "https://evil.example", query: "?move_keys=1", moves: true, keptKey: true, wantFrom: "https://x.example"},
+		{name: "plain http on the same host", to: "http://x.example", moves: true, wantFrom: "https://x.example"},
+		{name: "another port", to: "https://x.example:8443", moves: true, wantFrom: "https://x.example"},
+		{name: "another path", to: "https://X.example:443/v2", keptKey: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
+			var doc exportDoc
+			h.do("GET", "/api/export", "").decode(t, &doc)
+			doc.Endpoints[0].BaseURL = &tc.to
+			file, _ := json.Marshal(doc)
+
+			var wantMoves []KeyMove
+			if tc.moves {
+				wantMoves = []KeyMove{{Name: "x", From: tc.wantFrom, To: strings.TrimSuffix(tc.to, "/v2")}}
+			}
+			for _, path := range []string{"/api/import/preview", "/api/import"} {
+				rep := okAs[ImportReport](t, h.do("POST", path+tc.query, string(file)))
+				if !sameJSON(rep.KeyMoves, wantMoves) || rep.KeysMoved != (tc.moves && tc.keptKey) {
+					t.Errorf("%s: key_moves %+v keys_moved %v, want %+v %v", path, rep.KeyMoves, rep.KeysMoved, wantMoves, tc.moves && tc.keptKey)
+				}
+				if dropped := slices.Contains(rep.Fields["x"], "api_key"); dropped == tc.keptKey {
+					t.Errorf("%s: fields %v; the key dropped: %v, want %v", path, rep.Fields["x"], dropped, !tc.keptKey)
+				}
+				if path == "/api/import/preview" && h.app.Snapshot().Endpoints[0].APIKey != secretKey {
+					t.Fatalf("the preview changed the key")
+				}
+			}
+			x := h.app.Snapshot().Endpoints[0]
+			if kept := x.APIKey == secretKey; kept != tc.keptKey || (!kept && x.APIKey != "") {
+				t.Errorf("after the import the key is kept: %v (has one: %v), want kept: %v", kept, x.APIKey != "", tc.keptKey)
+			}
+		})
 	}
 }

@@ -11,9 +11,9 @@ import (
 func TestExportImportRoundTrip(t *testing.T) {
 	h := newHarness(t)
 	h.mustCreate(`{"name":"one","base_url":"https://a.example","protocol":"anthropic","api_key":"k1-abcdefghijkl","models":["claude-*"]}`)
-	exp := h.do("GET", "/api/export?keys=1", "")
+	exp := h.exportWithKeys()
 	other := newHarness(t)
-	if r := other.do("POST", "/api/import", string(exp.body)); r.status != 200 {
+	if r := other.do("POST", "/api/import", string(exp)); r.status != 200 {
 		t.Fatalf("import: %d %s", r.status, r.body)
 	}
 	var list []EndpointReply
@@ -109,7 +109,7 @@ func TestExportWithKeysIsEncrypted(t *testing.T) {
 	if ct, cd := r.header.Get("Content-Type"), r.header.Get("Content-Disposition"); ct != "application/octet-stream" || !strings.HasSuffix(cd, `.age"`) {
 		t.Errorf("encrypted file headers: %q %q", ct, cd)
 	}
-	plain, encrypted, err := openFile(r.body, "correct horse battery")
+	plain, encrypted, err := openFile(t.Context(), r.body, "correct horse battery")
 	if err != nil || !encrypted {
 		t.Fatalf("open the file: %v", err)
 	}
@@ -128,12 +128,51 @@ func TestConfigHash(t *testing.T) {
 	st := h.app.Snapshot()
 	before := configHash(st)
 	var doc exportDoc
-	h.do("GET", "/api/export?keys=1", "").decode(t, &doc)
+	if err := json.Unmarshal(h.exportWithKeys(), &doc); err != nil {
+		t.Fatal(err)
+	}
 	if doc.hash() != before {
 		t.Errorf("the exported document's hash differs from the state's")
 	}
 	h.do("PUT", "/api/settings", `{"strategy":"sticky"}`)
 	if after := configHash(h.app.Snapshot()); after == before {
 		t.Errorf("a changed setting left the hash as it was")
+	}
+}
+
+// exportWithKeys is h's export file with keys, decrypted: what a backup
+// carries.
+func (h *harness) exportWithKeys() []byte {
+	h.t.Helper()
+	const pass = "test export passphrase"
+	r := h.do("POST", "/api/export", `{"keys":true,"passphrase":"`+pass+`"}`)
+	if r.status != 200 {
+		h.t.Fatalf("export with keys: %d %s", r.status, r.body)
+	}
+	plain, _, err := openFile(h.t.Context(), r.body, pass)
+	if err != nil {
+		h.t.Fatalf("open the export: %v", err)
+	}
+	return plain
+}
+
+// GET /api/export never carries keys: asked for them, it says how to get
+// them encrypted, and shows none.
+func TestGetExportRefusesKeys(t *testing.T) {
+	h := exportSource(t)
+	for _, q := range []string{"?keys=1", "?keys=true", "?keys=yes"} {
+		r := h.do("GET", "/api/export"+q, "")
+		got := r.apiErr(t)
+		if r.status != 400 || got.Code != "keys_need_passphrase" || got.Field != "keys" || !strings.Contains(got.Message, "only encrypted") {
+			t.Errorf("GET /api/export%s: %d %s, want 400 keys_need_passphrase", q, r.status, r.body)
+		}
+		if bytes.Contains(r.body, []byte(secretKey)) || bytes.Contains(r.body, []byte(exportToken)) {
+			t.Errorf("GET /api/export%s shows a key or the token", q)
+		}
+	}
+	for _, q := range []string{"", "?keys=0", "?keys=false"} {
+		if r := h.do("GET", "/api/export"+q, ""); r.status != 200 || bytes.Contains(r.body, []byte(secretKey)) {
+			t.Errorf("GET /api/export%s: %d, want 200 without keys", q, r.status)
+		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/ccmesh/ccmesh/frontend"
@@ -29,7 +31,7 @@ func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
 	api := http.NewServeMux()
 	a.api(api)
-	mux.Handle("/api/", adminHeaders(a.adminGuard(api)))
+	mux.Handle("/api/", adminHeaders(a.adminGuard(a.recoverAdmin(api))))
 	mux.Handle("/v1/", a.proxyHandler())
 	mux.Handle("/ui/", adminHeaders(a.uiHandler()))
 	mux.Handle("GET /{$}", adminHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,9 +54,39 @@ func (a *App) Handler() http.Handler {
 func (a *App) TrustedHandler() http.Handler {
 	api := http.NewServeMux()
 	a.api(api)
-	h := adminHeaders(api)
+	// The window's asset server recovers nothing: a panic here would end
+	// the app, so this recover is the only one between them.
+	h := adminHeaders(a.recoverAdmin(api))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), inProcessKey{}, true)))
+	})
+}
+
+// recoverAdmin turns an admin handler's panic into a 500 and a log line
+// (code APP-003) instead of the end of the process (the desktop window) or
+// of the connection (net/http, which recovers and drops it). The log names
+// the panic only when it is the runtime's (a nil dereference, an index): a
+// value of another kind may hold anything, a key or a body included.
+func (a *App) recoverAdmin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler && !inProcess(r) {
+				panic(p) // net/http's own way to drop a connection
+			}
+			what := fmt.Sprintf("%T", p)
+			if re, ok := p.(runtime.Error); ok {
+				what = re.Error()
+			}
+			a.log.Error().Str("code", "APP-003").Str("path", r.URL.Path).Str("panic", what).
+				Str("stack", string(debug.Stack())).Msg("admin API handler panicked")
+			a.writeErr(w, r, &apiError{Status: http.StatusInternalServerError, Code: "internal",
+				Message: "ccmesh failed while answering this (logged as APP-003); what it had done so far stays as it is"})
+		}()
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -49,6 +50,9 @@ type SyncSettings struct {
 	File       string     `json:"file"`
 	LastSync   *time.Time `json:"last_sync"`   // null: never
 	LastAction string     `json:"last_action"` // push | pull | ""
+	// Warning says what the URL risks ("" when nothing): plain http to
+	// another machine sends the password unencrypted.
+	Warning string `json:"warning"`
 }
 
 // SyncInput is the body of PUT /api/sync: the fields given change, the
@@ -111,7 +115,7 @@ func (a *App) syncSettings(ctx context.Context) (SyncSettings, error) {
 		return SyncSettings{}, err
 	}
 	return SyncSettings{URL: cfg.URL, User: cfg.User, HasPassword: cfg.Password != "", HasPassphrase: cfg.Passphrase != "",
-		File: syncFileName, LastSync: timePtr(state.At), LastAction: state.Action}, nil
+		File: syncFileName, LastSync: timePtr(state.At), LastAction: state.Action, Warning: syncURLWarning(cfg.URL)}, nil
 }
 
 func (a *App) getSync(w http.ResponseWriter, r *http.Request) error {
@@ -164,26 +168,39 @@ func (a *App) putSync(w http.ResponseWriter, r *http.Request) error {
 	return a.getSync(w, r)
 }
 
-// checkSyncURL checks a sync URL: an http(s) folder address without
-// credentials, or "" for no sync.
+// checkSyncURL checks a sync URL by base_url's rule (store.CheckHTTPURL):
+// an http(s) folder address without credentials, query or fragment, or ""
+// for no sync.
 func checkSyncURL(s string) *apiError {
 	if s == "" {
 		return nil
 	}
-	bad := func(format string, args ...any) *apiError {
-		return rejected("invalid_sync_url", "url", format, args...)
+	const want = "url must be the http:// or https:// address of a WebDAV folder, e.g. " +
+		"https://cloud.example/remote.php/dav/files/me/ccmesh/"
+	msg := map[store.URLFault]string{
+		store.URLNotUTF8:   "url is not valid UTF-8 text; type or paste it again",
+		store.URLMalformed: want,
+		store.URLBadPort:   "url's port must be a number from 1 to 65535",
+		store.URLNotHTTP:   want,
+		store.URLNoHost:    "url has no host name; " + want,
+		store.URLQuery:     "url must be a folder address without ? or #",
+		store.URLUserInfo:  "put the user name and password in their own fields, not in the URL (which is shown)",
 	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return bad("url must be the http:// or https:// address of a WebDAV folder, e.g. " +
-			"https://cloud.example/remote.php/dav/files/me/ccmesh/")
-	case u.User != nil:
-		return bad("put the user name and password in their own fields, not in the URL (which is shown)")
-	case u.RawQuery != "" || u.Fragment != "":
-		return bad("url must be a folder address without ? or #")
+	if f := store.CheckHTTPURL(s); f != store.URLOK {
+		return rejected("invalid_sync_url", "url", "%s", msg[f])
 	}
 	return nil
+}
+
+// syncURLWarning says what a valid sync URL risks, "" when nothing: plain
+// http to another machine sends the password (Basic auth) unencrypted.
+func syncURLWarning(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" || proxy.IsLoopbackHost(u.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf("this URL is plain http:// to %s: the WebDAV user name and password cross the network "+
+		"unencrypted (the sync file itself stays encrypted); use https:// unless you trust every network between", u.Hostname())
 }
 
 // holdingSync runs fn while holding the sync (one push, pull or change of
@@ -307,8 +324,8 @@ func (s *syncRun) remoteChanged() bool {
 
 // openRemote decrypts and parses the remote file, with errors that say it
 // is the sync file.
-func (s *syncRun) openRemote() (*backupFile, exportDoc, error) {
-	plain, _, err := openFile(s.remote.data, s.cfg.Passphrase)
+func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error) {
+	plain, _, err := openFile(ctx, s.remote.data, s.cfg.Passphrase)
 	var f *backupFile
 	if err == nil {
 		f, err = parseBackup(plain)
@@ -367,7 +384,10 @@ func (s *syncRun) conflict(st *State, localChanged bool, doc *exportDoc) *SyncRe
 		}
 	}
 	local.ModifiedAt = timePtr(newest)
-	remote := &SyncSide{Changed: s.remoteChanged(), ModifiedAt: timePtr(s.remote.modified)}
+	remote := &SyncSide{Changed: s.remoteChanged()}
+	if s.remote != nil { // nil: removed during a push
+		remote.ModifiedAt = timePtr(s.remote.modified)
+	}
 	if doc != nil {
 		remote.ExportedAt, remote.Endpoints = timePtr(doc.ExportedAt), len(doc.Endpoints)
 	}
@@ -391,7 +411,7 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 	local := configHash(st)
 	if s.remote != nil && !s.forced {
 		if s.remoteChanged() {
-			_, doc, err := s.openRemote()
+			_, doc, err := s.openRemote(ctx)
 			if err != nil {
 				return nil, withHint(err, `; to replace it with this computer's configuration, push with "force": "local"`)
 			}
@@ -408,17 +428,41 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := seal(plain, s.cfg.Passphrase)
+	data, err := seal(ctx, plain, s.cfg.Passphrase)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.upload(data); err != nil {
+	if err := s.d.upload(data, s.remote); errors.Is(err, errRemoteChanged) {
+		return s.changedDuringPush(ctx, st, local)
+	} else if err != nil {
 		return nil, err
 	}
 	pushed := &davFile{data: data}
 	pushed.etag, pushed.modified = s.d.stat()
 	s.a.log.Info().Str("url", s.cfg.URL).Msg("sync: pushed")
 	return s.done(ctx, "push", local, pushed)
+}
+
+// changedDuringPush answers a push whose upload found the remote file
+// changed since it was read (another computer pushed meanwhile): the
+// conflict, with the remote side as it is now.
+func (s *syncRun) changedDuringPush(ctx context.Context, st *State, local string) (*SyncResult, error) {
+	remote, err := s.d.fetch()
+	if err != nil {
+		return nil, err
+	}
+	s.remote = remote
+	var doc *exportDoc
+	if remote != nil {
+		if _, d, err := s.openRemote(ctx); err == nil {
+			doc = &d
+		}
+	}
+	res := s.conflict(st, s.localChanged(st, local), doc)
+	res.Remote.Changed = true
+	res.Message = "the remote file changed while this push was under way: pushing would overwrite that change; " +
+		`choose which side wins ("force": "local" or "remote")`
+	return res, nil
 }
 
 // errSyncConflict ends a pull's write when it finds a conflict.
@@ -431,7 +475,7 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 		return nil, rejected("sync_remote_missing", "url", "there is no %s at %s yet: push from the computer "+
 			"whose configuration you want first", syncFileName, s.cfg.URL)
 	}
-	f, doc, err := s.openRemote()
+	f, doc, err := s.openRemote(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +495,9 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 			res = s.conflict(st, true, &doc)
 			return errSyncConflict
 		}
-		p, err := s.a.planImport(st, f)
+		// A sync file carries keys; one that does not moves none to
+		// another host (nobody is there to confirm it).
+		p, err := s.a.planImport(st, f, false)
 		if err != nil {
 			return err
 		}

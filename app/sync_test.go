@@ -422,7 +422,7 @@ func TestSyncSettings(t *testing.T) {
 	if r.status != 200 || s.URL != "https://dav.example/ccmesh/" || s.User != "me" || !s.HasPassword || !s.HasPassphrase {
 		t.Errorf("PUT /api/sync: %d %s", r.status, r.body)
 	}
-	for _, b := range [][]byte{r.body, h.do("GET", "/api/sync", "").body, h.do("GET", "/api/export?keys=1", "").body, []byte(h.logs.String())} {
+	for _, b := range [][]byte{r.body, h.do("GET", "/api/sync", "").body, h.exportWithKeys(), []byte(h.logs.String())} {
 		if bytes.Contains(b, []byte(davPass)) || bytes.Contains(b, []byte(syncPhrase)) {
 			t.Errorf("the sync password or passphrase shows: %s", b)
 		}
@@ -450,5 +450,47 @@ func TestSyncSettings(t *testing.T) {
 	h.do("PUT", "/api/sync", `{"passphrase":""}`)
 	if r, _ := h.sync("pull", ""); r.status != 422 || r.errCode() != "sync_no_passphrase" {
 		t.Errorf("pull without a passphrase: %d %s", r.status, r.body)
+	}
+}
+
+// The sync URL follows base_url's rule (store.CheckHTTPURL), and plain
+// http to another machine, which sends the password in clear, is saved
+// with a warning that GET /api/sync repeats.
+func TestSyncURLRules(t *testing.T) {
+	h := newHarness(t)
+	for _, tc := range []struct{ url, says string }{
+		{"http://:8080/dav/", "no host name"},
+		{"https://dav.example:99999/dav/", "port must be a number from 1 to 65535"},
+		{"https://dav.example:0/dav/", "port must be a number from 1 to 65535"},
+		{"https://dav.example/dav/?", "without ? or #"},
+		{"https://dav.example/dav/#", "without ? or #"},
+		{"webdav://dav.example/", "http:// or https://"},
+	} {
+		body, _ := json.Marshal(SyncInput{URL: &tc.url})
+		r := h.do("PUT", "/api/sync", string(body))
+		if got := r.apiErr(t); r.status != 422 || got.Code != "invalid_sync_url" || got.Field != "url" || !strings.Contains(got.Message, tc.says) {
+			t.Errorf("PUT url %q: %d %s, want 422 invalid_sync_url saying %q", tc.url, r.status, r.body, tc.says)
+		}
+	}
+	for _, tc := range []struct {
+		url  string
+		warn bool
+	}{
+		{"http://nas.lan/dav/ccmesh/", true},
+		{"http://192.168.1.9:8080/dav/", true},
+		{"https://dav.example/ccmesh/", false},
+		{"http://127.0.0.1:8080/dav/", false},
+		{"http://localhost/dav/", false},
+		{"http://[::1]:8080/dav/", false},
+	} {
+		body, _ := json.Marshal(SyncInput{URL: &tc.url})
+		r := h.do("PUT", "/api/sync", string(body))
+		put := okAs[SyncSettings](t, r)
+		got := okAs[SyncSettings](t, h.do("GET", "/api/sync", ""))
+		for _, s := range []SyncSettings{put, got} {
+			if warned := strings.Contains(s.Warning, "unencrypted"); warned != tc.warn {
+				t.Errorf("url %s: warning %q, want one: %v", tc.url, s.Warning, tc.warn)
+			}
+		}
 	}
 }

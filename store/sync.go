@@ -146,20 +146,12 @@ func (db *DB) UnlockSync(ctx context.Context) error {
 // unless nil, replaces the stored document. It returns the ids it deleted.
 // Errors are as Import's, and then nothing is changed.
 func (db *DB) Replace(ctx context.Context, endpoints []EndpointPatch, settings json.RawMessage) ([]int64, error) {
-	keep := make(map[string]int, len(endpoints))
-	for i, p := range endpoints {
-		if p.Name == nil {
-			continue
-		}
-		if j, ok := keep[*p.Name]; ok {
-			return nil, &ValidationError{Field: fmt.Sprintf("endpoints[%d].name", i), Code: CodeDuplicateName,
-				Message: fmt.Sprintf("endpoint %d (%s): the name %q appears twice in this file (endpoints %d and %d); "+
-					"each endpoint may appear once", i+1, *p.Name, *p.Name, j+1, i+1)}
-		}
-		keep[*p.Name] = i
+	keep, err := fileNames(endpoints)
+	if err != nil {
+		return nil, err
 	}
 	var removed []int64
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err = db.write(ctx, func(tx *sql.Tx) error {
 		type named struct {
 			id   int64
 			name string
@@ -184,8 +176,7 @@ func (db *DB) Replace(ctx context.Context, endpoints []EndpointPatch, settings j
 			if err := importEndpoint(ctx, tx, p); err != nil {
 				var verr *ValidationError
 				if errors.As(err, &verr) {
-					return &ValidationError{Field: fmt.Sprintf("endpoints[%d].%s", i, verr.Field), Code: verr.Code,
-						Message: fmt.Sprintf("endpoint %d (%s): %s", i+1, deref(p.Name), verr.Message)}
+					return atPosition(i, p, verr)
 				}
 				return err
 			}
@@ -199,4 +190,56 @@ func (db *DB) Replace(ctx context.Context, endpoints []EndpointPatch, settings j
 		return nil, endpointError("replace the configuration", err)
 	}
 	return removed, nil
+}
+
+// CheckReplace refuses what Replace would refuse of endpoints, without the
+// database: stored is the endpoints stored now (which Replace matches by
+// name). It returns Replace's error for the first endpoint Replace would
+// stop at — a name given twice, or an endpoint that would not be valid
+// once created or updated — so that a preview says what the import would.
+func CheckReplace(stored []Endpoint, endpoints []EndpointPatch) error {
+	if _, err := fileNames(endpoints); err != nil {
+		return err
+	}
+	byName := make(map[string]Endpoint, len(stored))
+	for _, e := range stored {
+		byName[e.Name] = e
+	}
+	for i, p := range endpoints {
+		var verr *ValidationError
+		if e, ok := byName[deref(p.Name)]; ok && p.Name != nil {
+			applyPatch(&e, p) // e is a copy: validation normalises it
+			verr = validateEndpoint(&e)
+		} else {
+			_, verr = newEndpoint(p)
+		}
+		if verr != nil {
+			return atPosition(i, p, verr)
+		}
+	}
+	return nil
+}
+
+// fileNames maps the names a file gives to their places, refusing one
+// given twice.
+func fileNames(endpoints []EndpointPatch) (map[string]int, error) {
+	keep := make(map[string]int, len(endpoints))
+	for i, p := range endpoints {
+		if p.Name == nil {
+			continue
+		}
+		if j, ok := keep[*p.Name]; ok {
+			return nil, &ValidationError{Field: fmt.Sprintf("endpoints[%d].name", i), Code: CodeDuplicateName,
+				Message: fmt.Sprintf("endpoint %d (%s): the name %q appears twice in this file (endpoints %d and %d); "+
+					"each endpoint may appear once", i+1, *p.Name, *p.Name, j+1, i+1)}
+		}
+		keep[*p.Name] = i
+	}
+	return keep, nil
+}
+
+// atPosition names the endpoint of a file that verr is about.
+func atPosition(i int, p EndpointPatch, verr *ValidationError) *ValidationError {
+	return &ValidationError{Field: fmt.Sprintf("endpoints[%d].%s", i, verr.Field), Code: verr.Code,
+		Message: fmt.Sprintf("endpoint %d (%s): %s", i+1, deref(p.Name), verr.Message)}
 }

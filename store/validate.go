@@ -78,35 +78,68 @@ func checkBaseURL(e *Endpoint) *ValidationError {
 	if e.BaseURL == "" {
 		return invalid("base_url", CodeRequired, "base_url is required, e.g. https://api.anthropic.com")
 	}
-	if !utf8.ValidString(e.BaseURL) {
-		return invalid("base_url", CodeInvalidURL, "base_url is not valid UTF-8 text; type or paste it again")
+	msg := map[URLFault]string{
+		URLNotUTF8:   "base_url is not valid UTF-8 text; type or paste it again",
+		URLMalformed: "base_url is not a valid URL, e.g. https://relay.example/api",
+		URLBadPort:   "base_url's port must be a number from 1 to 65535",
+		URLNotHTTP:   "base_url must start with http:// or https://",
+		URLNoHost:    "base_url has no host name, e.g. https://relay.example",
+		URLQuery:     "base_url must not have a query (?) or fragment (#); the request path is appended to it",
+		// The URL is shown in the UI and logs; a key must live in api_key.
+		URLUserInfo: "base_url must not contain a user name or password; put the key in api_key",
 	}
-	u, err := url.Parse(e.BaseURL)
+	if f := CheckHTTPURL(e.BaseURL); f != URLOK {
+		return invalid("base_url", CodeInvalidURL, "%s", msg[f])
+	}
+	return nil
+}
+
+// URLFault is what CheckHTTPURL found wrong with an address; each field
+// words it its own way.
+type URLFault int
+
+// The faults of an http(s) address, in the order CheckHTTPURL looks.
+const (
+	URLOK        URLFault = iota
+	URLNotUTF8            // not UTF-8 text
+	URLMalformed          // not a URL
+	URLBadPort            // a port that is no number from 1 to 65535
+	URLNotHTTP            // a scheme other than http and https
+	URLNoHost             // no host name
+	URLQuery              // a ? or # anywhere
+	URLUserInfo           // a user name or password in it
+)
+
+// CheckHTTPURL is base_url's rule for an http:// or https:// address
+// without query, fragment or credentials, for any field that holds one
+// (the sync folder's URL too). s is not empty.
+func CheckHTTPURL(s string) URLFault {
+	if !utf8.ValidString(s) {
+		return URLNotUTF8
+	}
+	u, err := url.Parse(s)
 	if err != nil {
 		if strings.Contains(err.Error(), "invalid port") {
-			return invalid("base_url", CodeInvalidURL, "base_url's port must be a number from 1 to 65535")
+			return URLBadPort
 		}
-		return invalid("base_url", CodeInvalidURL, "base_url is not a valid URL, e.g. https://relay.example/api")
+		return URLMalformed
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return invalid("base_url", CodeInvalidURL, "base_url's port must be a number from 1 to 65535")
+			return URLBadPort
 		}
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return invalid("base_url", CodeInvalidURL, "base_url must start with http:// or https://")
+		return URLNotHTTP
 	case u.Hostname() == "":
-		return invalid("base_url", CodeInvalidURL, "base_url has no host name, e.g. https://relay.example")
-	case strings.ContainsAny(e.BaseURL, "?#"):
-		return invalid("base_url", CodeInvalidURL,
-			"base_url must not have a query (?) or fragment (#); the request path is appended to it")
+		return URLNoHost
+	case strings.ContainsAny(s, "?#"):
+		return URLQuery
 	case u.User != nil:
-		// The URL is shown in the UI and logs; a key must live in api_key.
-		return invalid("base_url", CodeInvalidURL,
-			"base_url must not contain a user name or password; put the key in api_key")
+		return URLUserInfo
 	}
-	return nil
+	return URLOK
 }
 
 // checkAPIKey trims a pasted key's stray spaces and newlines and rejects

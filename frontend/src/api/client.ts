@@ -321,9 +321,13 @@ export class ApiClient {
     return this.sendFile('/api/import/preview', file, passphrase);
   }
 
-  /** Makes the configuration the file's (endpoints it does not name are removed) and says what changed. */
-  importFile(file: Blob, passphrase = ''): Promise<ImportReport> {
-    return this.sendFile('/api/import', file, passphrase);
+  /**
+   * Makes the configuration the file's (endpoints it does not name are removed) and says what changed. `moveKeys`
+   * confirms that stored keys a keyless file points at other hosts (the preview's `key_moves`) go along; without it
+   * they are dropped.
+   */
+  importFile(file: Blob, passphrase = '', moveKeys = false): Promise<ImportReport> {
+    return this.sendFile(moveKeys ? '/api/import?move_keys=1' : '/api/import', file, passphrase);
   }
 
   /** The passphrase goes in a header, never the URL, percent-encoded since header values carry no charset. */

@@ -310,6 +310,8 @@ export interface ImportReport {
   fields: Record<string, string[]>;
   settings: string[];
   endpoints: number;
+  key_moves: KeyMove[];
+  keys_moved: boolean;
 }
 
 /** Go: app.Info */
@@ -324,6 +326,13 @@ export interface Info {
   log_rows_dropped: number;
   log_rows_failed: number;
   captures_dropped: number;
+}
+
+/** Go: app.KeyMove */
+export interface KeyMove {
+  name: string;
+  from: string;
+  to: string;
 }
 
 /** Go: app.tsLogPage */
@@ -513,6 +522,7 @@ export interface SyncSettings {
   file: string;
   last_sync: string | null;
   last_action: string;
+  warning: string;
 }
 
 /** Go: app.SyncSide */

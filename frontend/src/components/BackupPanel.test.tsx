@@ -44,7 +44,7 @@ const jsonReply = (status: number, body: unknown) => new Response(JSON.stringify
 function report(over: Partial<ImportReport> = {}): ImportReport {
   return {
     replace: true, schema: 2, exported_at: '2026-12-01T09:00:00Z', encrypted: true, keys: true,
-    added: [], changed: [], removed: [], fields: {}, settings: [], endpoints: 0, ...over,
+    added: [], changed: [], removed: [], fields: {}, settings: [], endpoints: 0, key_moves: [], keys_moved: false, ...over,
   };
 }
 
@@ -161,6 +161,48 @@ describe('Backup', () => {
     expect(err).toHaveTextContent('This file was written by a newer ccmesh. Update ccmesh to import it.');
     expect(err).toHaveTextContent('(schema 3); this one reads up to 2');
     expect(screen.queryByRole('button', { name: 'Apply' })).toBeNull();
+  });
+
+  it('warns when a keyless file points a stored key at another host, and sends it there only when confirmed', async () => {
+    const moves = [{ name: 'one', from: 'https://one.example', to: 'https://elsewhere.example' }];
+    const preview = report({ encrypted: false, keys: false, changed: ['one'], fields: { one: ['base_url', 'api_key'] }, endpoints: 1, key_moves: moves });
+    const sent = stubWithFiles(baseRoutes([]), {
+      'POST /api/import/preview': () => jsonReply(200, preview),
+      'POST /api/import': () => jsonReply(200, preview),
+      'POST /api/import?move_keys=1': () => jsonReply(200, { ...preview, fields: { one: ['base_url'] }, keys_moved: true }),
+    });
+    const user = userEvent.setup();
+    renderApp(<BackupPanel />);
+    const file = () => new File(['{"version":2,"keys":false,"endpoints":[]}'], 'b.json', { type: 'application/json' });
+
+    // Left as it is, the import drops the key.
+    await user.upload(screen.getByLabelText('Backup file'), file());
+    const warning = await screen.findByTestId('import-key-moves');
+    expect(warning).toHaveTextContent('Its key would go to a host it was never sent to');
+    expect(warning).toHaveTextContent('one: https://one.example → https://elsewhere.example');
+    const box = screen.getByRole('checkbox', { name: 'Send the stored keys to the new addresses' });
+    expect(box).not.toBeChecked();
+    expect(warning).toHaveTextContent('the import drops those keys');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    expect(await screen.findByRole('status')).toHaveTextContent('Imported');
+    expect(sent.at(-1)!.key).toBe('POST /api/import');
+
+    // Ticked, the import says so.
+    await user.upload(screen.getByLabelText('Backup file'), file());
+    await user.click(await screen.findByRole('checkbox', { name: 'Send the stored keys to the new addresses' }));
+    expect(screen.getByTestId('import-key-moves')).toHaveTextContent('The stored keys will be sent to the new addresses.');
+    await user.click(screen.getByRole('button', { name: 'Apply' }));
+    await waitFor(() => expect(sent.at(-1)!.key).toBe('POST /api/import?move_keys=1'));
+  });
+
+  it('shows no key warning when nothing moves', async () => {
+    stubWithFiles(baseRoutes([]), { 'POST /api/import/preview': () => jsonReply(200, report({ encrypted: false, keys: false, endpoints: 1 })) });
+    const user = userEvent.setup();
+    renderApp(<BackupPanel />);
+    await user.upload(screen.getByLabelText('Backup file'), new File(['{"version":2,"endpoints":[]}'], 'b.json', { type: 'application/json' }));
+    expect(await screen.findByTestId('import-nothing')).toBeInTheDocument();
+    expect(screen.queryByTestId('import-key-moves')).toBeNull();
+    expect(screen.queryByRole('checkbox', { name: /Send the stored keys/ })).toBeNull();
   });
 
   it('speaks Chinese', async () => {

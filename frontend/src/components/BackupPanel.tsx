@@ -43,6 +43,31 @@ function readBytes(blob: Blob): Promise<ArrayBuffer> {
   });
 }
 
+/**
+ * Stored keys that a keyless file would point at other hosts: named with both addresses, and dropped by the import
+ * unless the user ticks the box that sends them along.
+ */
+function KeyMoves({ report, moveKeys, onMoveKeys }: { report: ImportReport; moveKeys: boolean; onMoveKeys: (v: boolean) => void }) {
+  const { t } = useTranslation();
+  if (!report.key_moves?.length) return null;
+  return (
+    <div className="import-key-moves" role="alert" data-testid="import-key-moves">
+      <p className="warn-text">{t('backup.keyMoves', { count: report.key_moves.length })}</p>
+      <ul>
+        {report.key_moves.map((m) => (
+          <li key={m.name}>
+            <code>{m.name}</code>: <code>{m.from}</code> → <code>{m.to}</code>
+          </li>
+        ))}
+      </ul>
+      <label className="check">
+        <input type="checkbox" checked={moveKeys} onChange={(e) => onMoveKeys(e.target.checked)} /> {t('backup.moveKeys')}
+      </label>
+      <p className="muted small">{moveKeys ? t('backup.keysGo') : t('backup.keysDropped')}</p>
+    </div>
+  );
+}
+
 /** What an import changes: endpoints added, changed (with their fields) and removed, and the settings. */
 function ImportChanges({ report }: { report: ImportReport }) {
   const { t, i18n } = useTranslation();
@@ -107,6 +132,7 @@ export function BackupPanel() {
   const [encrypted, setEncrypted] = useState(false);
   const [importPass, setImportPass] = useState('');
   const [report, setReport] = useState<ImportReport | null>(null);
+  const [moveKeys, setMoveKeys] = useState(false);
   const [busy, setBusy] = useState(false);
   const [imported, setImported] = useState('');
   const [importError, setImportError] = useState<{ words: string; detail: string } | null>(null);
@@ -147,6 +173,7 @@ export function BackupPanel() {
   const choose = async (f: File | null) => {
     setFile(f);
     setReport(null);
+    setMoveKeys(false);
     setImported('');
     setImportError(null);
     setImportPass('');
@@ -159,6 +186,7 @@ export function BackupPanel() {
   const reset = () => {
     setFile(null);
     setReport(null);
+    setMoveKeys(false);
     setImportPass('');
     setEncrypted(false);
     setFileKey((k) => k + 1);
@@ -169,7 +197,7 @@ export function BackupPanel() {
     setBusy(true);
     setImportError(null);
     try {
-      const done = await api.importFile(file, encrypted ? importPass : '');
+      const done = await api.importFile(file, encrypted ? importPass : '', moveKeys && !!report?.key_moves?.length);
       reset();
       setImported(t('backup.applied', { added: done.added.length, changed: done.changed.length, removed: done.removed.length }));
     } catch (err) {
@@ -246,6 +274,7 @@ export function BackupPanel() {
       {report && (
         <>
           <ImportChanges report={report} />
+          <KeyMoves report={report} moveKeys={moveKeys} onMoveKeys={setMoveKeys} />
           <div className="actions">
             <button type="button" className="primary" disabled={busy} onClick={() => void apply()}>
               <FileCheck />

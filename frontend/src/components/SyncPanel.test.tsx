@@ -8,7 +8,7 @@ import { SyncPanel } from './SyncPanel';
 function settings(over: Partial<SyncSettings> = {}): SyncSettings {
   return {
     url: 'https://dav.example/ccmesh/', user: 'me', has_password: true, has_passphrase: true,
-    file: 'ccmesh-sync.age', last_sync: null, last_action: '', ...over,
+    file: 'ccmesh-sync.age', last_sync: null, last_action: '', warning: '', ...over,
   };
 }
 
@@ -57,6 +57,26 @@ describe('Sync', () => {
     expect(screen.getByLabelText(/^Passphrase/)).toHaveValue('');
   });
 
+  it('warns while the saved URL is plain http to another machine', async () => {
+    let saved = settings({ url: 'http://nas.lan/dav/', warning: 'this URL is plain http:// to nas.lan: …' });
+    stubFetch({
+      ...baseRoutes([]),
+      'GET /api/sync': () => ({ body: saved }),
+      'PUT /api/sync': (c) => {
+        saved = settings({ url: (c.body as { url: string }).url });
+        return { body: saved };
+      },
+    });
+    const user = userEvent.setup();
+    renderApp(<SyncPanel />);
+    expect(await screen.findByTestId('sync-warning')).toHaveTextContent('the WebDAV user name and password cross the network unencrypted');
+    await user.clear(screen.getByLabelText('Folder URL'));
+    await user.type(screen.getByLabelText('Folder URL'), 'https://nas.lan/dav/');
+    await user.click(screen.getByRole('button', { name: 'Save sync settings' }));
+    expect(await screen.findByRole('status')).toHaveTextContent('Sync settings saved');
+    expect(screen.queryByTestId('sync-warning')).toBeNull();
+  });
+
   it('pushes and pulls, showing the last sync', async () => {
     let s = settings();
     const calls = stubFetch({
@@ -66,7 +86,7 @@ describe('Sync', () => {
         s = settings({ last_sync: '2026-12-01T10:00:00Z', last_action: 'push' });
         return { body: done({ action: 'push' }) };
       },
-      'POST /api/sync/pull': { body: done({ action: 'pull', import: { replace: true, schema: 2, exported_at: null, encrypted: true, keys: true, added: ['a', 'b'], changed: [], removed: ['c'], fields: {}, settings: [], endpoints: 2 } }) },
+      'POST /api/sync/pull': { body: done({ action: 'pull', import: { replace: true, schema: 2, exported_at: null, encrypted: true, keys: true, added: ['a', 'b'], changed: [], removed: ['c'], fields: {}, settings: [], endpoints: 2, key_moves: [], keys_moved: false } }) },
     });
     const user = userEvent.setup();
     renderApp(<SyncPanel />);

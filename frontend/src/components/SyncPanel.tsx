@@ -158,6 +158,11 @@ export function SyncPanel() {
           {secret('password', saved?.has_password)}
           {secret('passphrase', saved?.has_passphrase)}
         </div>
+        {saved?.warning && (
+          <p className="warn-text" role="note" data-testid="sync-warning">
+            {t('sync.plainHttp')}
+          </p>
+        )}
         <div className="actions">
           <button type="submit">{t('sync.save')}</button>
           <button type="button" className="primary" disabled={busy} onClick={() => void run('push')}>
