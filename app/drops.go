@@ -179,6 +179,6 @@ func (p *learnPersister) flush(ctx context.Context) {
 		return nil
 	})
 	if err != nil {
-		p.log.Error().Err(err).Str("code", "APP-003").Msg("saving what an endpoint refuses failed; it is kept in memory until restart")
+		p.log.Error().Err(err).Str("code", "APP-004").Msg("saving what an endpoint refuses failed; it is kept in memory until restart")
 	}
 }
