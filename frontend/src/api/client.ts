@@ -1,5 +1,5 @@
 // The one typed client of the admin API. Components reach the server only
-// through this module (STYLE.md "Frontend"); tests stub `fetch` underneath it.
+// through this module (docs/ARCHITECTURE.md: `frontend/`); tests stub `fetch` underneath it.
 import type {
   BreakerEvent,
   CaptureReply,
