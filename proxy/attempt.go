@@ -78,7 +78,7 @@ func (q *request) runAttempts(cands []*endpoint) loopEnd {
 		cands, q.rec.Routing.Affinity = q.sessionOrder(cands, q.sess)
 	}
 	seen := q.s.cursors[q.pi].Load()
-	pos := q.startPos(cands, seen)
+	pos := q.startPos(cands, seen, true)
 	q.order = append(append(q.order[:0], cands[pos:]...), cands[:pos]...)
 	for visited := 0; visited < len(cands) && len(q.attempts) < q.budget; visited++ {
 		e := cands[pos]
@@ -223,29 +223,6 @@ func (q *request) strategy() Strategy {
 		return StrategySticky
 	}
 	return q.snap.strategy
-}
-
-// startPos picks where the walk over cands starts (docs/BEHAVIOUR.md#rotation).
-func (q *request) startPos(cands []*endpoint, cursor int64) int {
-	n := int64(len(q.snap.lists[q.pi]))
-	if q.explicit != nil || n == 0 {
-		return 0
-	}
-	var at int64
-	switch q.strategy() {
-	case StrategyPriority, StrategySession:
-		return 0 // a session's candidates come in its own order
-	case StrategyRoundRobin:
-		at = (q.s.cursors[q.pi].Add(1) - 1) % n
-	default:
-		at = cursor % n
-	}
-	for i, e := range cands {
-		if int64(e.listIndex[q.pi]) >= at {
-			return i
-		}
-	}
-	return 0
 }
 
 // leave moves the sticky cursor past e, which the loop leaves because it

@@ -62,7 +62,7 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 		}
 		return x
 	}
-	start := q.peekStart(d.cands)
+	start := q.startPos(d.cands, q.s.cursors[q.pi].Load(), false)
 	order := append(slices.Clone(d.cands[start:]), d.cands[:start]...)
 	for _, e := range order {
 		i := slices.IndexFunc(d.cands, func(c *endpoint) bool { return c == e })
@@ -96,20 +96,4 @@ func (s *snapshot) offList(pi int) []Excluded {
 		out = append(out, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: why})
 	}
 	return out
-}
-
-// peekStart is where the attempt loop would start over cands, reading the
-// cursor without moving it.
-func (q *request) peekStart(cands []*endpoint) int {
-	n := int64(len(q.snap.lists[q.pi]))
-	if n == 0 || q.snap.strategy == StrategyPriority {
-		return 0
-	}
-	at := q.s.cursors[q.pi].Load() % n
-	for i, e := range cands {
-		if int64(e.listIndex[q.pi]) >= at {
-			return i
-		}
-	}
-	return 0
 }

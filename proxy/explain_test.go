@@ -79,3 +79,29 @@ func TestExplainNamesEndpointsOffTheList(t *testing.T) {
 		t.Errorf("excluded %v, want %v", got, want)
 	}
 }
+
+// The dry run names first the endpoint the next request starts at, for
+// every strategy, and moves nothing: it asks the same selector.
+func TestExplainAgreesWithRouting(t *testing.T) {
+	for _, strategy := range []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession} {
+		t.Run(string(strategy), func(t *testing.T) {
+			var eps []Endpoint
+			for i, name := range []string{"a", "b", "c"} {
+				up := upstream(t, okClaude())
+				eps = append(eps, ep(int64(i+1), name, up.URL))
+			}
+			h := newHarness(t, Config{Endpoints: eps, Strategy: strategy})
+			for range 4 {
+				want := h.srv.Explain(ProtocolAnthropic, "claude-sonnet-4-5").Candidates[0].Endpoint
+				if again := h.srv.Explain(ProtocolAnthropic, "claude-sonnet-4-5").Candidates[0].Endpoint; again != want {
+					t.Fatalf("the dry run moved the cursor: %s then %s", want, again)
+				}
+				r := h.post("/v1/messages", claudeBody)
+				if got := r.header.Get("x-ccmesh-endpoint"); got != want {
+					t.Errorf("the dry run named %s first, the request went to %s", want, got)
+				}
+				h.record()
+			}
+		})
+	}
+}
