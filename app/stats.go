@@ -198,10 +198,21 @@ func (a *App) statsCSVHandler(w http.ResponseWriter, r *http.Request) error {
 		"reasoning", "cost_usd", "unpriced", "hedges"})
 	for _, b := range buckets {
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
-		_ = cw.Write([]string{b.Start.Format(time.RFC3339), b.Key, i(b.Requests), i(b.Succeeded), i(b.Attempts), i(b.Errors),
+		_ = cw.Write([]string{b.Start.Format(time.RFC3339), csvKey(b.Key, group), i(b.Requests), i(b.Succeeded), i(b.Attempts), i(b.Errors),
 			i(b.Input), i(b.Output),
 			i(b.CacheRead), i(b.CacheWrite), i(b.Reasoning), strconv.FormatFloat(b.CostUSD, 'f', -1, 64), i(b.Unpriced), i(b.Hedges)})
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvKey is a bucket's key as the CSV writes it: the blank key of traffic
+// that reached no endpoint, or named no model, gets a name a spreadsheet
+// shows ("(no endpoint)", "(no model)"). Neither can be an endpoint's name
+// (store/validate.go allows no parentheses or spaces).
+func csvKey(key, group string) string {
+	if key == "" {
+		return "(no " + group + ")"
+	}
+	return key
 }

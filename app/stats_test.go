@@ -155,6 +155,67 @@ func TestStatsCountRequestsNotAttempts(t *testing.T) {
 	}
 }
 
+// Traffic that reached no endpoint — /v1/models, a guard's refusal, a
+// paused proxy's 503 — is counted under the key "" in the JSON (the UI
+// names it) and under "(no endpoint)" in the CSV, never a blank cell
+// (docs/BEHAVIOUR.md#statistics).
+func TestStatsNoEndpointKey(t *testing.T) {
+	h := newHarness(t)
+	send := func(method, path, body string, mod func(*http.Request)) {
+		t.Helper()
+		logged := h.watchLog()
+		req, _ := http.NewRequest(method, h.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("anthropic-version", "2023-06-01")
+		if mod != nil {
+			mod(req)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		logged()
+	}
+	send("GET", "/v1/models", "", nil)
+	send("POST", "/v1/messages", `{"model":"m"}`, func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") })
+	h.app.SetPaused(true)
+	send("POST", "/v1/messages", `{"model":"m"}`, nil)
+
+	var st struct{ Buckets []StatBucket }
+	h.do("GET", "/api/stats?minutes=10", "").decode(t, &st)
+	var none int64
+	for _, b := range st.Buckets {
+		if b.Key != "" {
+			t.Errorf("bucket under %q: %+v; want every request under the no-endpoint key", b.Key, b)
+		}
+		none += b.Requests
+	}
+	if none != 3 {
+		t.Errorf("%d requests under the no-endpoint key, want 3", none)
+	}
+
+	for _, c := range []struct{ group, want string }{{"endpoint", "(no endpoint)"}, {"model", "(no model)"}} {
+		t.Run(c.group, func(t *testing.T) {
+			res := h.do("GET", "/api/stats.csv?minutes=10&group="+c.group, "")
+			rows, err := csv.NewReader(strings.NewReader(string(res.body))).ReadAll()
+			if err != nil || len(rows) < 2 {
+				t.Fatalf("csv: %v %q", err, res.body)
+			}
+			found := false
+			for _, r := range rows[1:] {
+				if r[1] == "" {
+					t.Errorf("a row with a blank %s: %q", c.group, r)
+				}
+				found = found || r[1] == c.want
+			}
+			if !found {
+				t.Errorf("no row under %q in %q", c.want, res.body)
+			}
+		})
+	}
+}
+
 func TestStatsQueryErrors(t *testing.T) {
 	h := newHarness(t)
 	old := time.Now().Add(-72 * time.Hour).UTC().Format(time.RFC3339)
