@@ -26,6 +26,8 @@ const row: LogRow = {
   sent_upstream: true,
   client_gone: false,
   error: '',
+  usage: null,
+  cost_usd: null,
 };
 
 const detail: LogDetail = {
