@@ -73,6 +73,14 @@ describe('stats', () => {
     expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('ccmesh-stats-week-model.csv');
   });
 
+  it('names the key of traffic that reached no endpoint in Chinese too', async () => {
+    stubEventSource();
+    stubFetch({ ...baseRoutes([]), 'GET /api/stats': { body: { buckets } } });
+    renderApp(<StatsPanel />, 'zh-CN');
+    const table = await screen.findByTestId('stats-totals');
+    expect(within(table).getAllByTestId('stats-key-row').map((r) => r.querySelector('td')?.textContent)).toEqual(['relay.eu', 'backup', '（无端点）']);
+  });
+
   it('says when the range has no traffic', async () => {
     stubEventSource();
     stubFetch({ ...baseRoutes([]), 'GET /api/stats': { body: { buckets: [] } } });

@@ -198,6 +198,7 @@ const en = {
     heading: 'Request log',
     endpoint: 'Endpoint',
     anyEndpoint: 'any',
+    noEndpoint: '(no endpoint)',
     status: 'Status',
     statusPlaceholder: 'e.g. 503',
     model: 'Model',

@@ -197,6 +197,7 @@ const zhCN: Strings = {
     heading: '请求日志',
     endpoint: '端点',
     anyEndpoint: '全部',
+    noEndpoint: '（无端点）',
     status: '状态',
     statusPlaceholder: '如 503',
     model: '模型',
