@@ -23,8 +23,8 @@ func (s logSink) Log(rec *proxy.Record) {
 			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
 	}
 	row := LogRow(rec)
-	row.Usage = usageDeltas(rec, s.a.price)
-	s.a.today.add(rec.Time, row.Usage)
+	FillUsage(&row, rec, s.a.price)
+	s.a.today.add(rec.Time, row.Deltas)
 	if rec.Capture != nil {
 		row.Capture = captureSource{c: rec.Capture, adminToken: s.a.token}
 	}

@@ -12,13 +12,19 @@ import (
 )
 
 // StatBucket is one bucket of GET /api/stats: the sums of one time bucket
-// and one endpoint or model (docs/BEHAVIOUR.md#statistics). Errors counts
-// failed attempts; CostUSD sums the priced ones, and Unpriced counts the
-// attempts whose model had no price (their cost is unknown, not 0).
+// and one endpoint or model (docs/BEHAVIOUR.md#statistics). Requests counts
+// client requests under the endpoint and model that answered them (Key ""
+// for those that reached no endpoint, or named no model), Succeeded those
+// that ended 2xx; Attempts counts what was sent to the endpoint or model,
+// Errors the failed attempts. CostUSD sums the priced attempts, and
+// Unpriced counts those whose model had no price (their cost is unknown,
+// not 0).
 type StatBucket struct {
 	Start      time.Time `json:"start"`
 	Key        string    `json:"key"`
 	Requests   int64     `json:"requests"`
+	Succeeded  int64     `json:"succeeded"`
+	Attempts   int64     `json:"attempts"`
 	Errors     int64     `json:"errors"`
 	Input      int64     `json:"input"`
 	Output     int64     `json:"output"`
@@ -33,6 +39,8 @@ type StatBucket struct {
 // Add adds o's counts to b.
 func (b *StatBucket) Add(o StatBucket) {
 	b.Requests += o.Requests
+	b.Succeeded += o.Succeeded
+	b.Attempts += o.Attempts
 	b.Errors += o.Errors
 	b.Input += o.Input
 	b.Output += o.Output
@@ -140,7 +148,7 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 			s = &StatBucket{Start: k.start, Key: k.key}
 			sums[k] = s
 		}
-		s.Add(StatBucket{Requests: b.Requests, Errors: b.Errors, Input: b.Input, Output: b.Output, CacheRead: b.CacheRead,
+		s.Add(StatBucket{Requests: b.Requests, Succeeded: b.Succeeded, Attempts: b.Attempts, Errors: b.Errors, Input: b.Input, Output: b.Output, CacheRead: b.CacheRead,
 			CacheWrite: b.CacheWrite, Reasoning: b.Reasoning, CostUSD: b.CostUSD, Unpriced: b.Unpriced, Hedges: b.Hedges})
 	}
 	out := make([]StatBucket, 0, len(sums))
@@ -186,12 +194,25 @@ func (a *App) statsCSVHandler(w http.ResponseWriter, r *http.Request) error {
 	if q.byModel {
 		group = "model"
 	}
-	_ = cw.Write([]string{"start", group, "requests", "errors", "input", "output", "cache_read", "cache_write", "reasoning", "cost_usd", "unpriced", "hedges"})
+	_ = cw.Write([]string{"start", group, "requests", "succeeded", "attempts", "errors", "input", "output", "cache_read", "cache_write",
+		"reasoning", "cost_usd", "unpriced", "hedges"})
 	for _, b := range buckets {
 		i := func(v int64) string { return strconv.FormatInt(v, 10) }
-		_ = cw.Write([]string{b.Start.Format(time.RFC3339), b.Key, i(b.Requests), i(b.Errors), i(b.Input), i(b.Output),
+		_ = cw.Write([]string{b.Start.Format(time.RFC3339), csvKey(b.Key, group), i(b.Requests), i(b.Succeeded), i(b.Attempts), i(b.Errors),
+			i(b.Input), i(b.Output),
 			i(b.CacheRead), i(b.CacheWrite), i(b.Reasoning), strconv.FormatFloat(b.CostUSD, 'f', -1, 64), i(b.Unpriced), i(b.Hedges)})
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvKey is a bucket's key as the CSV writes it: the blank key of traffic
+// that reached no endpoint, or named no model, gets a name a spreadsheet
+// shows ("(no endpoint)", "(no model)"). Neither can be an endpoint's name
+// (store/validate.go allows no parentheses or spaces).
+func csvKey(key, group string) string {
+	if key == "" {
+		return "(no " + group + ")"
+	}
+	return key
 }

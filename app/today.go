@@ -12,7 +12,7 @@ import (
 // tray's status line, added as records are logged, so the tray never
 // queries the database (docs/BEHAVIOUR.md#tray). It starts from the
 // statistics of the hours since midnight, and counts requests as they do
-// (docs/BEHAVIOUR.md#statistics: each attempt is a request to its endpoint).
+// (docs/BEHAVIOUR.md#statistics: client requests, not their attempts).
 type todayTotals struct {
 	mu  sync.Mutex
 	day time.Time // local midnight of the day counted

@@ -5,20 +5,43 @@ import (
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// usageDeltas prices a record's attempts and says what the record adds to
-// the statistics (docs/BEHAVIOUR.md#statistics), per attempt: each attempt
-// is a request to its endpoint for the model it was sent; an attempt the
-// loop moved on from is an error, and so is the last one when the request
-// failed (a status ≥ 400, or a stream that did not end complete). A
-// request that reached no endpoint counts once under endpoint 0 and the
-// model asked. Each attempt's Cost is filled in here, off the request path.
-func usageDeltas(rec *proxy.Record, price func(model string, endpointID int64, u proxy.Usage) proxy.Cost) []store.UsageDelta {
-	failed := rec.Status >= 400 || (rec.StreamEnd != "" && rec.StreamEnd != proxy.StreamComplete)
-	if len(rec.Attempts) == 0 {
-		return []store.UsageDelta{{Model: rec.ModelAsked, Requests: 1, Errors: b2i(failed)}}
+// requestOK reports whether a request succeeded: it ended 2xx, and a
+// stream it started ended complete (a stream broken after a 200 is not a
+// success).
+func requestOK(rec *proxy.Record) bool {
+	return rec.Status >= 200 && rec.Status < 300 && (rec.StreamEnd == "" || rec.StreamEnd == proxy.StreamComplete)
+}
+
+// answering is the index of the attempt whose answer the client got: the
+// hedge that won its race, else the last one (the one the loop ended on).
+func answering(atts []proxy.Attempt) int {
+	for i := range atts {
+		if atts[i].Hedge == "won" {
+			return i
+		}
 	}
-	out := make([]store.UsageDelta, len(rec.Attempts))
-	last := len(rec.Attempts) - 1
+	return len(atts) - 1
+}
+
+// FillUsage prices a record's attempts (each attempt's Cost is filled in
+// here, off the request path) and sets what row keeps of them: the sum of
+// their usage and cost (docs/BEHAVIOUR.md#request-log) and what the
+// request adds to the statistics (docs/BEHAVIOUR.md#statistics), per
+// attempt: each attempt is an attempt on its endpoint for the model it
+// was sent; the attempts the loop moved on from are errors, and so is the
+// answering one when the request failed. The request itself counts once,
+// under the answering attempt's endpoint and model, or under endpoint 0
+// and the model asked when it reached none.
+func FillUsage(row *store.RequestLog, rec *proxy.Record, price func(model string, endpointID int64, u proxy.Usage) proxy.Cost) {
+	ok := requestOK(rec)
+	row.Usage = &store.LogUsage{}
+	if len(rec.Attempts) == 0 {
+		row.Deltas = []store.UsageDelta{{Model: rec.ModelAsked, Requests: 1, Succeeded: b2i(ok)}}
+		return
+	}
+	deltas := make([]store.UsageDelta, len(rec.Attempts))
+	answer := answering(rec.Attempts)
+	var cost *float64
 	// A race may start from any attempt (docs/BEHAVIOUR.md#hedging): its
 	// two sides are the attempts with a part in it, the hedge the second.
 	inRace := 0
@@ -32,20 +55,43 @@ func usageDeltas(rec *proxy.Record, price func(model string, endpointID int64, u
 			inRace++
 		}
 		d := store.UsageDelta{EndpointID: at.EndpointID, Endpoint: at.Endpoint, Model: model,
-			Requests: 1, Errors: b2i(i < last || failed), Hedges: b2i(at.Hedge != "" && inRace == 2)}
+			Attempts: 1, Errors: b2i(i != answer || !ok), Hedges: b2i(at.Hedge != "" && inRace == 2)}
+		if i == answer {
+			d.Requests, d.Succeeded = 1, b2i(ok)
+		}
 		if u := at.Usage; u != nil {
 			d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning = u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning
+			addUsage(row.Usage, u)
 			c := price(model, at.EndpointID, *u)
 			at.Cost = &c
 			if c.Priced {
 				d.CostUSD = c.USD
+				cost = addCost(cost, c.USD)
 			} else {
 				d.Unpriced = 1
 			}
 		}
-		out[i] = d
+		deltas[i] = d
 	}
-	return out
+	row.Deltas, row.CostUSD = deltas, cost
+}
+
+func addUsage(sum *store.LogUsage, u *proxy.Usage) {
+	sum.Input += u.Input
+	sum.Output += u.Output
+	sum.CacheRead += u.CacheRead
+	sum.CacheWrite += u.CacheWrite
+	sum.Reasoning += u.Reasoning
+	sum.Estimated = sum.Estimated || u.Estimated
+}
+
+// addCost adds usd to sum; a nil sum (no price yet) starts at usd.
+func addCost(sum *float64, usd float64) *float64 {
+	if sum == nil {
+		return &usd
+	}
+	*sum += usd
+	return sum
 }
 
 func b2i(b bool) int64 {

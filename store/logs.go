@@ -18,7 +18,9 @@ const (
 
 const logColumns = `id, at, protocol, path, model_asked, model_forwarded, explicit,
 	endpoint_id, endpoint, status, attempts, duration_ms, ttfb_ms, stream, stream_end,
-	tokens_in, tokens_out, sent_upstream, client_gone, error, routing, history, resent_from`
+	tokens_in, tokens_out, sent_upstream, client_gone, error, routing, history, resent_from,
+	usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated,
+	cost_usd`
 
 // ListLogs returns request logs newest first (by id). nextBefore is the id
 // to pass as LogFilter.Before for the next page, or 0 on the last page.
@@ -93,15 +95,25 @@ func scanLog(s scanner) (RequestLog, error) {
 		at               int64
 		routing, history sql.NullString
 		resentFrom       sql.NullInt64
+		u                [5]sql.NullInt64
+		estimated        sql.NullBool
+		cost             sql.NullFloat64
 	)
 	err := s.Scan(&r.ID, &at, &r.Protocol, &r.Path, &r.ModelAsked, &r.ModelForwarded, &r.Explicit,
 		&r.EndpointID, &r.Endpoint, &r.Status, &r.Attempts, &r.DurationMs, &r.TTFBMs, &r.Stream,
 		&r.StreamEnd, &r.TokensIn, &r.TokensOut, &r.SentUpstream, &r.ClientGone, &r.Error,
-		&routing, &history, &resentFrom)
+		&routing, &history, &resentFrom, &u[0], &u[1], &u[2], &u[3], &u[4], &estimated, &cost)
 	if err != nil {
 		return RequestLog{}, err
 	}
 	r.ResentFrom = resentFrom.Int64
+	if u[0].Valid { // NULL on a row from before the sums were kept
+		r.Usage = &LogUsage{Input: u[0].Int64, Output: u[1].Int64, CacheRead: u[2].Int64,
+			CacheWrite: u[3].Int64, Reasoning: u[4].Int64, Estimated: estimated.Bool}
+	}
+	if cost.Valid {
+		r.CostUSD = &cost.Float64
+	}
 	r.At = fromMillis(at)
 	// A nil interface, not a nil RawMessage inside one, so that omitempty
 	// leaves the field out.
@@ -247,12 +259,13 @@ func insertLogSQL(n int) string {
 	return `INSERT INTO request_logs (at, protocol, path,
 	model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
 	duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
-	client_gone, error, routing, history, resent_from)
+	client_gone, error, routing, history, resent_from, usage_input, usage_output,
+	usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated, cost_usd)
 	VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 const (
-	logColumnsN = 22 // the columns insertLogSQL names
+	logColumnsN = 29 // the columns insertLogSQL names
 	// logInsertRows is how many rows the batch's multi-row INSERT takes
 	// (bench/NOTES.md).
 	logInsertRows = 8
@@ -302,6 +315,7 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 					r.DurationMs, r.TTFBMs, r.Stream, r.StreamEnd, r.TokensIn, r.TokensOut,
 					r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[j]), nullJSON(history[j]),
 					sql.NullInt64{Int64: r.ResentFrom, Valid: r.ResentFrom > 0})
+				args = appendSums(args, r)
 			}
 			res, err := stmt.ExecContext(ctx, args...)
 			if err != nil {
@@ -327,8 +341,8 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 						return err
 					}
 				}
-				for k := range r.Usage {
-					usage.add(r.At, &r.Usage[k])
+				for k := range r.Deltas {
+					usage.add(r.At, &r.Deltas[k])
 				}
 			}
 			i += n
@@ -345,6 +359,20 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 		yield.now() // before the commit
 		return nil
 	})
+}
+
+// appendSums appends the values of r's usage and cost columns: NULL for
+// what r does not have.
+func appendSums(args []any, r *RequestLog) []any {
+	if u := r.Usage; u != nil {
+		args = append(args, u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, u.Estimated)
+	} else {
+		args = append(args, nil, nil, nil, nil, nil, nil)
+	}
+	if r.CostUSD != nil {
+		return append(args, *r.CostUSD)
+	}
+	return append(args, nil)
 }
 
 func nullJSON(b []byte) any {

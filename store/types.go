@@ -120,9 +120,14 @@ type RequestLog struct {
 	Error          string    `json:"error"`
 	Routing        any       `json:"routing,omitempty"`
 	History        any       `json:"history,omitempty"`
-	// Usage is what the row adds to the statistics, written with it in
+	// Usage is the usage of all the request's attempts summed; CostUSD
+	// the sum of their costs, nil when no attempt had a price (unknown,
+	// never 0). Both are nil on rows logged before they were kept.
+	Usage   *LogUsage `json:"usage"`
+	CostUSD *float64  `json:"cost_usd"`
+	// Deltas is what the row adds to the statistics, written with it in
 	// the same transaction; never read back.
-	Usage []UsageDelta `json:"-"`
+	Deltas []UsageDelta `json:"-"`
 	// ResentFrom is the row this request resent
 	// (docs/BEHAVIOUR.md#capture-and-resend); 0 (NULL) for a client's own.
 	ResentFrom int64 `json:"resent_from,omitempty"`
@@ -132,6 +137,18 @@ type RequestLog struct {
 	// is read back.
 	Capture CaptureSource  `json:"-"`
 	Done    func(id int64) `json:"-"`
+}
+
+// LogUsage is a request's token counts summed over its attempts, in the
+// names of an attempt's usage (docs/BEHAVIOUR.md#usage); Estimated when
+// any attempt's was.
+type LogUsage struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Reasoning  int64 `json:"reasoning"`
+	Estimated  bool  `json:"estimated"`
 }
 
 // LogFilter selects request logs, newest first.

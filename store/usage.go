@@ -14,8 +14,10 @@ type UsageDelta struct {
 	EndpointID int64
 	Endpoint   string
 	Model      string
-	Requests   int64
-	Errors     int64
+	Requests   int64 // 1 on the delta that counts the client request
+	Succeeded  int64 // 1 when that request succeeded
+	Attempts   int64 // 1 for an attempt sent to the endpoint
+	Errors     int64 // 1 for a failed attempt
 	Input      int64
 	Output     int64
 	CacheRead  int64
@@ -33,6 +35,8 @@ type UsageBucket struct {
 	Endpoint   string    `json:"endpoint"`
 	Model      string    `json:"model"`
 	Requests   int64     `json:"requests"`
+	Succeeded  int64     `json:"succeeded"`
+	Attempts   int64     `json:"attempts"`
 	Errors     int64     `json:"errors"`
 	Input      int64     `json:"input"`
 	Output     int64     `json:"output"`
@@ -54,12 +58,13 @@ const (
 	HourBucketsKept = 400 * 24 * time.Hour
 )
 
-var usageUpsert = `INSERT INTO %s (start, endpoint_id, endpoint, model, requests, errors,
+var usageUpsert = `INSERT INTO %s (start, endpoint_id, endpoint, model, requests, succeeded, attempts, errors,
 		input, output, cache_read, cache_write, reasoning, cost_usd, unpriced, hedges)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (start, endpoint_id, model) DO UPDATE SET
 		endpoint = excluded.endpoint,
-		requests = requests + excluded.requests, errors = errors + excluded.errors,
+		requests = requests + excluded.requests, succeeded = succeeded + excluded.succeeded,
+		attempts = attempts + excluded.attempts, errors = errors + excluded.errors,
 		input = input + excluded.input, output = output + excluded.output,
 		cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
 		reasoning = reasoning + excluded.reasoning, cost_usd = cost_usd + excluded.cost_usd,
@@ -97,6 +102,8 @@ func sumInto(m map[usageKey]*UsageDelta, k usageKey, d *UsageDelta) {
 	}
 	s.Endpoint = d.Endpoint // the latest name wins, as in the upsert
 	s.Requests += d.Requests
+	s.Succeeded += d.Succeeded
+	s.Attempts += d.Attempts
 	s.Errors += d.Errors
 	s.Input += d.Input
 	s.Output += d.Output
@@ -121,7 +128,7 @@ func (u *usageSums) write(ctx context.Context, tx *sql.Tx, upsert map[string]*sq
 		stmt := tx.StmtContext(ctx, upsert[t.table])
 		for k, d := range t.sums {
 			if _, err := stmt.ExecContext(ctx, k.start, k.endpointID, d.Endpoint, k.model,
-				d.Requests, d.Errors, d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning,
+				d.Requests, d.Succeeded, d.Attempts, d.Errors, d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning,
 				d.CostUSD, d.Unpriced, d.Hedges); err != nil {
 				stmt.Close()
 				return err
@@ -140,7 +147,7 @@ func (db *DB) UsageBuckets(ctx context.Context, from, to time.Time, minutes bool
 	if minutes {
 		table = minuteTable
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT start, endpoint_id, endpoint, model, requests, errors,
+	rows, err := db.sql.QueryContext(ctx, `SELECT start, endpoint_id, endpoint, model, requests, succeeded, attempts, errors,
 			input, output, cache_read, cache_write, reasoning, cost_usd, unpriced, hedges
 		FROM `+table+` WHERE start >= ? AND start < ? ORDER BY start, endpoint_id, model`,
 		from.UnixMilli(), to.UnixMilli())
@@ -152,7 +159,7 @@ func (db *DB) UsageBuckets(ctx context.Context, from, to time.Time, minutes bool
 	for rows.Next() {
 		var b UsageBucket
 		var start int64
-		if err := rows.Scan(&start, &b.EndpointID, &b.Endpoint, &b.Model, &b.Requests, &b.Errors,
+		if err := rows.Scan(&start, &b.EndpointID, &b.Endpoint, &b.Model, &b.Requests, &b.Succeeded, &b.Attempts, &b.Errors,
 			&b.Input, &b.Output, &b.CacheRead, &b.CacheWrite, &b.Reasoning, &b.CostUSD, &b.Unpriced, &b.Hedges); err != nil {
 			return nil, fmt.Errorf("usage statistics: %w", err)
 		}

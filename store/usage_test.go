@@ -14,17 +14,17 @@ func TestUsageSummedPerBucketRow(t *testing.T) {
 		return []UsageDelta{{EndpointID: ep, Endpoint: name, Model: model, Requests: 1, Errors: errs, Input: in, Output: 2 * in, CacheRead: 1, CostUSD: cost}}
 	}
 	first := []RequestLog{
-		{At: h.Add(10 * time.Second), Status: 200, Usage: d(1, "alpha", "m1", 10, 0, 0.25)},
-		{At: h.Add(50 * time.Second), Status: 200, Usage: d(1, "alpha", "m1", 20, 0, 0.5)},
-		{At: h.Add(90 * time.Second), Status: 502, Usage: d(1, "alpha", "m1", 0, 1, 0)},
+		{At: h.Add(10 * time.Second), Status: 200, Deltas: d(1, "alpha", "m1", 10, 0, 0.25)},
+		{At: h.Add(50 * time.Second), Status: 200, Deltas: d(1, "alpha", "m1", 20, 0, 0.5)},
+		{At: h.Add(90 * time.Second), Status: 502, Deltas: d(1, "alpha", "m1", 0, 1, 0)},
 		// Two attempts of one request: each its own endpoint.
-		{At: h.Add(100 * time.Second), Status: 200, Usage: append(d(2, "beta", "m1", 0, 1, 0), d(1, "alpha", "m2", 5, 0, 0.125)...)},
+		{At: h.Add(100 * time.Second), Status: 200, Deltas: append(d(2, "beta", "m1", 0, 1, 0), d(1, "alpha", "m2", 5, 0, 0.125)...)},
 	}
 	second := []RequestLog{
 		// Same minute as the first row, in a later batch; the endpoint was renamed meanwhile.
-		{At: h.Add(30 * time.Second), Status: 200, Usage: d(1, "alpha-eu", "m1", 7, 0, 1)},
+		{At: h.Add(30 * time.Second), Status: 200, Deltas: d(1, "alpha-eu", "m1", 7, 0, 1)},
 		// Next hour.
-		{At: h.Add(time.Hour + time.Second), Status: 200, Usage: d(1, "alpha-eu", "m1", 1, 0, 0)},
+		{At: h.Add(time.Hour + time.Second), Status: 200, Deltas: d(1, "alpha-eu", "m1", 1, 0, 0)},
 	}
 	for _, b := range [][]RequestLog{first, second} {
 		if err := db.insertLogs(t.Context(), b, make([][]byte, len(b)), make([][]byte, len(b))); err != nil {

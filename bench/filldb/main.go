@@ -2,9 +2,9 @@
 // used: four endpoints and, by default, 50 000 request log rows spread
 // evenly over the last 30 days, written through store.LogWriter the way
 // ccmesh logs requests (rows made by app.LogRow from proxy records, with
-// the usage deltas app/usage.go derives, so the statistics buckets fill
-// too). bench/extra.sh times start-up, idle cost and the admin API on it.
-// It prints one JSON line for bench/report.
+// the sums and statistics app.FillUsage derives at a flat made-up price,
+// so the statistics buckets fill too). bench/extra.sh times start-up, idle
+// cost and the admin API on it. It prints one JSON line for bench/report.
 //
 //	go run ./bench/filldb -data /tmp/ccmesh-filled
 package main
@@ -205,25 +205,11 @@ func row(rng *rand.Rand, eps []*endpoint, n int, at time.Time) store.RequestLog 
 		rec.TokensIn, rec.TokensOut = u.PromptTotal(), u.Output
 	}
 	r := app.LogRow(rec)
-	r.Usage = deltas(rec)
+	app.FillUsage(&r, rec, flatPrice)
 	return r
 }
 
-// deltas are the record's statistics, per attempt, as app/usage.go's
-// usageDeltas makes them, priced at a flat made-up rate.
-func deltas(rec *proxy.Record) []store.UsageDelta {
-	out := make([]store.UsageDelta, len(rec.Attempts))
-	last := len(rec.Attempts) - 1
-	for i, at := range rec.Attempts {
-		d := store.UsageDelta{EndpointID: at.EndpointID, Endpoint: at.Endpoint, Model: at.Model, Requests: 1}
-		if i < last || rec.Status >= 400 {
-			d.Errors = 1
-		}
-		if u := at.Usage; u != nil {
-			d.Input, d.Output, d.CacheRead, d.CacheWrite = u.Input, u.Output, u.CacheRead, u.CacheWrite
-			d.CostUSD = (3*float64(u.Input) + 15*float64(u.Output) + 0.3*float64(u.CacheRead) + 3.75*float64(u.CacheWrite)) / 1e6
-		}
-		out[i] = d
-	}
-	return out
+// flatPrice prices every model at one made-up rate.
+func flatPrice(_ string, _ int64, u proxy.Usage) proxy.Cost {
+	return proxy.Cost{USD: (3*float64(u.Input) + 15*float64(u.Output) + 0.3*float64(u.CacheRead) + 3.75*float64(u.CacheWrite)) / 1e6, Priced: true}
 }

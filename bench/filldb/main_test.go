@@ -45,13 +45,22 @@ func TestFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var requests, failed int64
+	var requests, succeeded, attempts, failed int64
 	for _, b := range buckets {
 		requests += b.Requests
+		succeeded += b.Succeeded
+		attempts += b.Attempts
 		failed += b.Errors
 	}
-	if requests != rows+40 || failed != 40+6 {
-		t.Errorf("hour buckets count %d attempts and %d errors, want %d and %d", requests, failed, rows+40, 46)
+	if requests != rows || succeeded != rows-6 || attempts != rows+40 || failed != 40+6 {
+		t.Errorf("hour buckets count %d requests (%d succeeded), %d attempts and %d errors, want %d (%d), %d and %d",
+			requests, succeeded, attempts, failed, rows, rows-6, rows+40, 46)
+	}
+	// Every row carries its sums; these are priced at one flat rate.
+	for _, l := range logs {
+		if l.Usage == nil || (l.Status == 200) != (l.CostUSD != nil) {
+			t.Fatalf("row %d (status %d): usage %+v, cost %v; want sums, a cost when answered", l.ID, l.Status, l.Usage, l.CostUSD)
+		}
 	}
 	minutes, err := db.UsageBuckets(t.Context(), now.Add(-(days+1)*24*time.Hour), now.Add(time.Minute), true)
 	if err != nil || len(minutes) == 0 {

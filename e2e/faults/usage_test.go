@@ -10,6 +10,8 @@ import (
 type statBucket struct {
 	Key       string  `json:"key"`
 	Requests  int64   `json:"requests"`
+	Succeeded int64   `json:"succeeded"`
+	Attempts  int64   `json:"attempts"`
 	Errors    int64   `json:"errors"`
 	Input     int64   `json:"input"`
 	Output    int64   `json:"output"`
@@ -19,8 +21,9 @@ type statBucket struct {
 }
 
 // testUsageTotals: requests with known usage through the real binary give
-// exact token and cost totals per endpoint and per model, and an endpoint
-// that failed before another answered shows its errors
+// exact token and cost totals per endpoint and per model; each request
+// counts once, under the endpoint that answered it, and an endpoint that
+// failed before another answered shows its attempts and errors
 // (docs/BEHAVIOUR.md#usage, #cost, #statistics).
 func testUsageTotals(t *testing.T, bin string) {
 	c := startCCMesh(t, bin)
@@ -53,6 +56,8 @@ func testUsageTotals(t *testing.T, bin string) {
 		for _, x := range reply.Buckets {
 			s := out[x.Key]
 			s.Requests += x.Requests
+			s.Succeeded += x.Succeeded
+			s.Attempts += x.Attempts
 			s.Errors += x.Errors
 			s.Input += x.Input
 			s.Output += x.Output
@@ -66,22 +71,24 @@ func testUsageTotals(t *testing.T, bin string) {
 	// 81 µ$ an answer; gpt-5.5 5 / 30, so 155 µ$.
 	eps := sum("endpoint")
 	for _, w := range []struct {
-		key                       string
-		requests, errors, in, out int64
-		cost                      float64
+		key                                 string
+		requests, attempts, errors, in, out int64
+		cost                                float64
 	}{
-		{"usage-a", 2, 2, 0, 0, 0},
-		{"usage-b", 4, 0, 28, 16, 4 * 81e-6},
-		{"usage-chat", 2, 0, 14, 8, 2 * 155e-6},
+		{"usage-a", 0, 2, 2, 0, 0, 0},
+		{"usage-b", 4, 4, 0, 28, 16, 4 * 81e-6},
+		{"usage-chat", 2, 2, 0, 14, 8, 2 * 155e-6},
 	} {
 		g := eps[w.key]
-		if g.Requests != w.requests || g.Errors != w.errors || g.Input != w.in || g.Output != w.out ||
-			math.Abs(g.CostUSD-w.cost) > 1e-12 || g.Unpriced != 0 {
-			t.Errorf("%s: %+v, want %d requests, %d errors, %d/%d tokens, $%.6f", w.key, g, w.requests, w.errors, w.in, w.out, w.cost)
+		if g.Requests != w.requests || g.Succeeded != w.requests || g.Attempts != w.attempts || g.Errors != w.errors ||
+			g.Input != w.in || g.Output != w.out || math.Abs(g.CostUSD-w.cost) > 1e-12 || g.Unpriced != 0 {
+			t.Errorf("%s: %+v, want %d requests (all succeeded), %d attempts, %d errors, %d/%d tokens, $%.6f",
+				w.key, g, w.requests, w.attempts, w.errors, w.in, w.out, w.cost)
 		}
 	}
 	models := sum("model")
-	if m := models["claude-sonnet-4-5"]; m.Requests != 6 || m.Errors != 2 || m.Input != 28 || math.Abs(m.CostUSD-324e-6) > 1e-12 {
+	if m := models["claude-sonnet-4-5"]; m.Requests != 4 || m.Succeeded != 4 || m.Attempts != 6 || m.Errors != 2 || m.Input != 28 ||
+		math.Abs(m.CostUSD-324e-6) > 1e-12 {
 		t.Errorf("claude-sonnet-4-5: %+v", m)
 	}
 	if m := models["gpt-5.5"]; m.Requests != 2 || m.Output != 8 || math.Abs(m.CostUSD-310e-6) > 1e-12 {

@@ -4,6 +4,8 @@ import { expect, expectNoReload, test } from './fixtures';
 interface Bucket {
   key: string;
   requests: number;
+  succeeded: number;
+  attempts: number;
   errors: number;
 }
 
@@ -29,7 +31,8 @@ test('traffic shows on the dashboard and in the usage charts; the routing view e
     expect(r.headers.get('x-ccmesh-endpoint')).toBe('good');
   }
 
-  // The server's own count of the last hour, per attempt (docs/BEHAVIOUR.md#statistics).
+  // The server's own count of the last hour: client requests under the endpoint that answered, attempts apart
+  // (docs/BEHAVIOUR.md#statistics).
   let buckets: Bucket[] = [];
   await expect
     .poll(async () => {
@@ -38,19 +41,25 @@ test('traffic shows on the dashboard and in the usage charts; the routing view e
     })
     .toBe(3);
   const requests = buckets.reduce((n, b) => n + b.requests, 0);
+  const succeeded = buckets.reduce((n, b) => n + b.succeeded, 0);
+  const attempts = buckets.reduce((n, b) => n + b.attempts, 0);
   const errors = buckets.reduce((n, b) => n + b.errors, 0);
+  expect([requests, succeeded]).toEqual([3, 3]);
   expect(errors).toBeGreaterThan(0);
+  expect(attempts).toBe(requests + errors);
 
   // Live, without a reload: the stream's log rows make the dashboard read the stats again.
   await expect(page.getByTestId('dash-requests')).toHaveText(String(requests), { timeout: 5000 });
-  await expect(page.getByTestId('dash-success')).toHaveText(`${Math.round((1 - errors / requests) * 1000) / 10}%`);
+  // The failover was answered: every request succeeded, whatever its attempts.
+  await expect(page.getByTestId('dash-success')).toHaveText('100%');
+  await expect(page.getByTestId('tile-requests')).toContainText(`${attempts} attempts`);
   // Each answer reports 5 input and 1 output token.
   await expect(page.getByTestId('dash-tokens-in')).toHaveText('15 in');
   await expect(page.getByTestId('dash-tokens-out')).toHaveText('3 out');
   await expect(page.getByTestId('dash-cost')).not.toBeEmpty();
   await expect(page.getByTestId('dash-chart').locator('path.recharts-rectangle').first()).toBeVisible();
   const goodLine = page.getByTestId('dash-endpoint-good');
-  await expect(goodLine).toContainText('3 requests · 0 errors, last hour');
+  await expect(goodLine).toContainText('3 attempts · 0 errors, last hour');
   await expect(goodLine.getByTestId('sparkline').locator('path.spark-requests')).toHaveAttribute('d', /^M0\.0 .*L/);
   await expect(page.getByTestId('dash-endpoint-down')).toContainText(/\d+ errors?, last hour/);
 
@@ -71,9 +80,12 @@ test('traffic shows on the dashboard and in the usage charts; the routing view e
   await expect(page.getByTestId('stats-error-rate').locator('path.recharts-rectangle').first()).toBeVisible();
   const totals = page.getByTestId('stats-totals');
   const goodRow = totals.getByTestId('stats-key-row').filter({ has: page.getByRole('cell', { name: 'good', exact: true }) });
-  await expect(goodRow.getByRole('cell')).toHaveText(['good', '3', '0', '0%', '15', '0', '0', '3', /./, /./]);
-  await expect(page.getByTestId('stats-total-row').getByRole('cell').nth(0)).toHaveText(String(requests));
-  await expect(page.getByTestId('stats-total-row').getByRole('cell').nth(1)).toHaveText(String(errors));
+  await expect(goodRow.getByRole('cell')).toHaveText(['good', '3', '100%', '3', '0', '0%', '15', '0', '0', '3', /./, /./]);
+  const totalCells = page.getByTestId('stats-total-row').getByRole('cell');
+  await expect(totalCells.nth(0)).toHaveText(String(requests));
+  await expect(totalCells.nth(1)).toHaveText('100%');
+  await expect(totalCells.nth(2)).toHaveText(String(attempts));
+  await expect(totalCells.nth(3)).toHaveText(String(errors));
 
   await page.getByLabel('Group by').selectOption('model');
   await expect(totals).toContainText('claude-sonnet-4-5');
@@ -84,7 +96,7 @@ test('traffic shows on the dashboard and in the usage charts; the routing view e
   const file = await download;
   expect(file.suggestedFilename()).toBe('ccmesh-stats-day-model.csv');
   const csv = readFileSync((await file.path())!, 'utf8');
-  expect(csv.split('\n')[0]).toBe('start,model,requests,errors,input,output,cache_read,cache_write,reasoning,cost_usd,unpriced,hedges');
+  expect(csv.split('\n')[0]).toBe('start,model,requests,succeeded,attempts,errors,input,output,cache_read,cache_write,reasoning,cost_usd,unpriced,hedges');
   expect(csv).toContain(',claude-sonnet-4-5,');
 
   // Routing: the matrix of who serves whom, and the dry run in words.

@@ -50,7 +50,7 @@ test('first run: preset, test, dashboard, why this route, breaker history, Conne
   await page.getByRole('tab', { name: 'Dashboard' }).click();
   await expect(page.getByTestId('dash-endpoint-deepseek').getByTestId('status-badge')).toHaveText('healthy');
   for (let i = 0; i < 2; i++) expect((await ccmesh.message('claude-sonnet-4-5')).status).toBe(200);
-  await expect(page.getByTestId('dash-endpoint-deepseek')).toContainText(/[1-9]\d* requests? ·/);
+  await expect(page.getByTestId('dash-endpoint-deepseek')).toContainText(/[1-9]\d* attempts? ·/);
   await expect(page.getByTestId('dash-requests')).not.toHaveText('0');
 
   // Why does a Claude Code request for a haiku model go where it goes? Then send one: the attempts follow

@@ -25,29 +25,31 @@ const bucket = statBucket;
 
 describe('sums', () => {
   const buckets = [
-    bucket('2026-11-30T08:00:00Z', 'a', { requests: 5, errors: 1, input: 100, cache_read: 40, cache_write: 10, output: 20, cost_usd: 0.25 }),
-    bucket('2026-11-30T08:01:00Z', 'b', { requests: 3, errors: 3, input: 7, output: 1, unpriced: 3 }),
-    bucket('2026-11-30T08:01:00Z', 'a', { requests: 2, input: 1, output: 2, cost_usd: 0.5 }),
+    bucket('2026-11-30T08:00:00Z', 'a', { requests: 5, succeeded: 4, attempts: 5, errors: 1, input: 100, cache_read: 40, cache_write: 10, output: 20, cost_usd: 0.25 }),
+    bucket('2026-11-30T08:01:00Z', 'b', { attempts: 3, errors: 3, input: 7, output: 1, unpriced: 3 }),
+    bucket('2026-11-30T08:01:00Z', 'a', { requests: 2, succeeded: 2, attempts: 2, input: 1, output: 2, cost_usd: 0.5 }),
   ];
 
   it('adds every field, and counts every input token (cached or not) as input', () => {
     const t = sumBuckets(buckets);
-    expect(t).toMatchObject({ requests: 10, errors: 4, input: 108, cache_read: 40, cache_write: 10, output: 23, cost_usd: 0.75, unpriced: 3 });
+    expect(t).toMatchObject({ requests: 7, succeeded: 6, attempts: 10, errors: 4, input: 108, cache_read: 40, cache_write: 10, output: 23, cost_usd: 0.75, unpriced: 3 });
     expect(tokensIn(t)).toBe(158);
   });
 
-  it('gives the success rate as 1 − errors/requests, and none without requests', () => {
-    expect(successRate({ requests: 10, errors: 4 })).toBeCloseTo(0.6);
-    expect(successRate({ requests: 0, errors: 0 })).toBeNull();
-    expect(errorRate({ requests: 4, errors: 1 })).toBe(0.25);
-    expect(errorRate({ requests: 0, errors: 0 })).toBeNull();
+  it('gives the success rate per request, the error rate per attempt, and none without either', () => {
+    expect(successRate({ requests: 7, succeeded: 6 })).toBeCloseTo(6 / 7);
+    expect(successRate({ requests: 0, succeeded: 0 })).toBeNull();
+    // A request that failed over twice and was answered: a success, whatever its attempts.
+    expect(successRate(sumBuckets([bucket('2026-11-30T08:00:00Z', 'a', { requests: 1, succeeded: 1, attempts: 3, errors: 2 })]))).toBe(1);
+    expect(errorRate({ attempts: 4, errors: 1 })).toBe(0.25);
+    expect(errorRate({ attempts: 0, errors: 0 })).toBeNull();
   });
 
-  it('sums per key, busiest first', () => {
+  it('sums per key, most attempts first', () => {
     const by = totalsByKey(buckets);
-    expect(by.map((t) => [t.key, t.requests, t.errors, t.cost_usd])).toEqual([
-      ['a', 7, 1, 0.75],
-      ['b', 3, 3, 0],
+    expect(by.map((t) => [t.key, t.requests, t.attempts, t.errors, t.cost_usd])).toEqual([
+      ['a', 7, 7, 1, 0.75],
+      ['b', 0, 3, 3, 0],
     ]);
     expect(keysOf(buckets)).toEqual(['a', 'b']);
   });
@@ -86,20 +88,20 @@ describe('time slots', () => {
   it('fills the slots without traffic with zeros', () => {
     const slots = timeSlots('hour', now);
     const b = [
-      bucket('2026-11-30T08:29:00Z', 'a', { requests: 2, errors: 1, output: 4 }),
-      bucket('2026-11-30T08:29:00Z', 'b', { requests: 1 }),
-      bucket('2026-11-30T08:30:00Z', 'a', { requests: 1 }),
+      bucket('2026-11-30T08:29:00Z', 'a', { requests: 1, attempts: 2, errors: 1, output: 4 }),
+      bucket('2026-11-30T08:29:00Z', 'b', { requests: 1, attempts: 1 }),
+      bucket('2026-11-30T08:30:00Z', 'a', { requests: 1, attempts: 1 }),
     ];
     const rows = totalsPerSlot(b, slots);
     expect(rows).toHaveLength(60);
-    expect(rows.slice(57).map((r) => [r.requests, r.errors, r.output])).toEqual([[0, 0, 0], [3, 1, 4], [1, 0, 0]]);
-    const per = perKeyPerSlot(b, slots, ['a', 'b'], (x) => x.requests);
+    expect(rows.slice(57).map((r) => [r.requests, r.attempts, r.errors, r.output])).toEqual([[0, 0, 0, 0], [2, 3, 1, 4], [1, 1, 0, 0]]);
+    const per = perKeyPerSlot(b, slots, ['a', 'b'], (x) => x.attempts);
     expect(per.slice(58).map((r) => [r.a, r.b])).toEqual([[2, 1], [1, 0]]);
     const line = sparkline(b, slots, 'a');
-    expect(line.requests.slice(58)).toEqual([2, 1]);
+    expect(line.attempts.slice(58)).toEqual([2, 1]);
     expect(line.errors.slice(58)).toEqual([1, 0]);
-    expect(line.requests.reduce((x, y) => x + y)).toBe(3);
-    expect(sparkline(b, slots, null).requests.slice(58)).toEqual([3, 1]);
+    expect(line.attempts.reduce((x, y) => x + y)).toBe(3);
+    expect(sparkline(b, slots, null).attempts.slice(58)).toEqual([3, 1]);
   });
 });
 

@@ -104,9 +104,15 @@ export function slotIndex(slots: number[], t: number): number {
   return lo;
 }
 
-/** Sums of any set of buckets. */
+/**
+ * Sums of any set of buckets (docs/BEHAVIOUR.md#statistics): `requests` are client requests, counted under the key
+ * that answered them, `succeeded` those that ended 2xx; `attempts` are what each key was sent, `errors` the failed
+ * ones.
+ */
 export interface Totals {
   requests: number;
+  succeeded: number;
+  attempts: number;
   errors: number;
   input: number;
   output: number;
@@ -117,10 +123,10 @@ export interface Totals {
   unpriced: number;
 }
 
-const FIELDS = ['requests', 'errors', 'input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'unpriced'] as const;
+const FIELDS = ['requests', 'succeeded', 'attempts', 'errors', 'input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'unpriced'] as const;
 
 export function emptyTotals(): Totals {
-  return { requests: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0 };
+  return { requests: 0, succeeded: 0, attempts: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0 };
 }
 
 function add(into: Totals, b: Totals): void {
@@ -138,16 +144,17 @@ export function tokensIn(t: Pick<Totals, 'input' | 'cache_read' | 'cache_write'>
   return t.input + t.cache_read + t.cache_write;
 }
 
-/** 1 − errors/requests; null when there were no requests (no rate, not 100 %). */
-export function successRate(t: Pick<Totals, 'requests' | 'errors'>): number | null {
-  return t.requests > 0 ? 1 - t.errors / t.requests : null;
+/** Requests that succeeded / requests; null when there were no requests (no rate, not 100 %). */
+export function successRate(t: Pick<Totals, 'requests' | 'succeeded'>): number | null {
+  return t.requests > 0 ? t.succeeded / t.requests : null;
 }
 
-export function errorRate(t: Pick<Totals, 'requests' | 'errors'>): number | null {
-  return t.requests > 0 ? t.errors / t.requests : null;
+/** Failed attempts / attempts: how often a key failed when it was tried; null when it never was. */
+export function errorRate(t: Pick<Totals, 'attempts' | 'errors'>): number | null {
+  return t.attempts > 0 ? t.errors / t.attempts : null;
 }
 
-/** Totals per key, busiest first (then by key). */
+/** Totals per key, most attempts first (then by key). */
 export function totalsByKey(buckets: readonly StatBucket[]): Array<Totals & { key: string }> {
   const by = new Map<string, Totals & { key: string }>();
   for (const b of buckets) {
@@ -158,7 +165,7 @@ export function totalsByKey(buckets: readonly StatBucket[]): Array<Totals & { ke
     }
     add(t, b);
   }
-  return [...by.values()].sort((a, b) => b.requests - a.requests || a.key.localeCompare(b.key));
+  return [...by.values()].sort((a, b) => b.attempts - a.attempts || b.requests - a.requests || a.key.localeCompare(b.key));
 }
 
 /** Keys in the order totalsByKey gives them. */
@@ -193,18 +200,18 @@ export function perKeyPerSlot(buckets: readonly StatBucket[], slots: number[], k
   return rows;
 }
 
-/** Requests and errors per minute of one key (all keys when key is null), for a sparkline. */
-export function sparkline(buckets: readonly StatBucket[], slots: number[], key: string | null): { requests: number[]; errors: number[] } {
-  const requests = slots.map(() => 0);
+/** Attempts and failed attempts per minute of one key (all keys when key is null), for a sparkline. */
+export function sparkline(buckets: readonly StatBucket[], slots: number[], key: string | null): { attempts: number[]; errors: number[] } {
+  const attempts = slots.map(() => 0);
   const errors = slots.map(() => 0);
-  if (!slots.length) return { requests, errors };
+  if (!slots.length) return { attempts, errors };
   for (const b of buckets) {
     if (key !== null && b.key !== key) continue;
     const i = slotIndex(slots, Date.parse(b.start));
-    requests[i] += b.requests;
+    attempts[i] += b.attempts;
     errors[i] += b.errors;
   }
-  return { requests, errors };
+  return { attempts, errors };
 }
 
 /** The newest requests that failed over (more than one attempt), newest first. */

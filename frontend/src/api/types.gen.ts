@@ -341,6 +341,16 @@ export interface LogPage {
   next_before: number;
 }
 
+/** Go: store.LogUsage */
+export interface LogUsage {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+  estimated: boolean;
+}
+
 /** Go: app.Preset */
 export interface Preset {
   id: string;
@@ -412,6 +422,8 @@ export interface RequestLog {
   error: string;
   routing?: Routing;
   history?: Attempt[] | null;
+  usage: LogUsage | null;
+  cost_usd: number | null;
   resent_from?: number;
 }
 
@@ -472,6 +484,8 @@ export interface StatBucket {
   start: string;
   key: string;
   requests: number;
+  succeeded: number;
+  attempts: number;
   errors: number;
   input: number;
   output: number;

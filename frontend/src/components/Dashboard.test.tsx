@@ -12,18 +12,18 @@ const bucket = statBucket;
 const row = (id: number, attempts: number, over: Partial<LogRow> = {}): LogRow => ({
   id, at: '2026-11-30T08:01:00Z', protocol: 'anthropic', path: '/v1/messages', model_asked: 'claude-sonnet-4-5', model_forwarded: 'claude-sonnet-4-5',
   explicit: false, endpoint_id: 1, endpoint: 'alpha', status: 200, attempts, duration_ms: 10, ttfb_ms: 5, stream: false, stream_end: '',
-  tokens_in: 5, tokens_out: 1, sent_upstream: true, client_gone: false, error: '', ...over,
+  tokens_in: 5, tokens_out: 1, sent_upstream: true, client_gone: false, error: '', usage: null, cost_usd: null, ...over,
 });
 
 const hourBuckets = [
-  bucket(minute(3), 'alpha', { requests: 2 }),
-  bucket(minute(1), 'alpha', { requests: 1 }),
-  bucket(minute(1), 'beta', { requests: 1, errors: 1 }),
+  bucket(minute(3), 'alpha', { requests: 2, succeeded: 2, attempts: 2 }),
+  bucket(minute(1), 'alpha', { requests: 1, succeeded: 1, attempts: 1 }),
+  bucket(minute(1), 'beta', { requests: 1, attempts: 1, errors: 1 }),
 ];
 
-/** Answers the dashboard's two stats reads: the last hour in minutes, and today in days. */
-function statsRoute(today: StatBucket[]) {
-  return (c: Call) => ({ body: { buckets: c.path.includes('minutes=60') ? hourBuckets : today } });
+/** Answers the dashboard's two stats reads: the last hour in minutes (`hour`), and today in days. */
+function statsRoute(today: StatBucket[], hour = hourBuckets) {
+  return (c: Call) => ({ body: { buckets: c.path.includes('minutes=60') ? hour : today } });
 }
 
 describe('dashboard', () => {
@@ -69,13 +69,13 @@ describe('dashboard', () => {
 
     const alpha = screen.getByTestId('dash-endpoint-alpha');
     expect(within(alpha).getByTestId('status-badge')).toHaveTextContent('healthy');
-    expect(alpha).toHaveTextContent('3 requests · 0 errors, last hour');
+    expect(alpha).toHaveTextContent('3 attempts · 0 errors, last hour');
     expect(within(alpha).getByTestId('sparkline').querySelector('path.spark-requests')?.getAttribute('d')).toMatch(/^M0\.0 /);
     const beta = screen.getByTestId('dash-endpoint-beta');
     expect(within(beta).getByTestId('status-badge')).toHaveTextContent('unhealthy');
     expect(beta).toHaveTextContent('rate limited');
     expect(within(beta).getByTestId('countdown')).toHaveTextContent(/half-open in (29|30) s/);
-    expect(beta).toHaveTextContent('1 request · 1 error, last hour');
+    expect(beta).toHaveTextContent('1 attempt · 1 error, last hour');
 
     const failovers = screen.getAllByTestId('failover');
     expect(failovers).toHaveLength(2);
@@ -84,6 +84,27 @@ describe('dashboard', () => {
     expect(failovers[1]).toHaveTextContent('2 attempts, failed (502)');
     // No identifier of the API's closed sets reaches the screen as it came.
     expect(document.body).not.toHaveTextContent('rate_limited');
+  });
+
+  it('counts a request that failed over twice and was answered as one request, a success, of three attempts', async () => {
+    stubEventSource();
+    stubFetch({
+      ...baseRoutes([endpoint({ id: 1, name: 'alpha' }), endpoint({ id: 2, name: 'beta', sort_order: 1 })]),
+      // alpha failed twice, then beta answered: the buckets the API gives for that one request.
+      'GET /api/stats': statsRoute([], [
+        bucket(minute(2), 'alpha', { attempts: 2, errors: 2 }),
+        bucket(minute(2), 'beta', { requests: 1, succeeded: 1, attempts: 1 }),
+      ]),
+      'GET /api/logs': { body: { items: [], next_before: null } },
+    });
+    renderApp(<Dashboard onAddEndpoint={() => undefined} />);
+    await waitFor(() => expect(screen.getByTestId('dash-requests')).toHaveTextContent(/^1$/));
+    expect(screen.getByTestId('dash-success')).toHaveTextContent(/^100%$/);
+    expect(screen.getByTestId('tile-success')).toHaveTextContent('0 of 1 failed');
+    expect(screen.getByTestId('tile-requests')).toHaveTextContent('3 attempts');
+    // Each endpoint's line shows what it was sent: alpha's failures stay visible.
+    expect(screen.getByTestId('dash-endpoint-alpha')).toHaveTextContent('2 attempts · 2 errors, last hour');
+    expect(screen.getByTestId('dash-endpoint-beta')).toHaveTextContent('1 attempt · 0 errors, last hour');
   });
 
   it('prints the cost when it is known, and says so for a day without traffic', async () => {

@@ -95,7 +95,8 @@ function Overview() {
   const hourTotals = useMemo(() => sumBuckets(hour ?? []), [hour]);
   const todayTotals = useMemo(() => sumBuckets(today ?? []), [today]);
   const perMinute = useMemo(
-    () => totalsPerSlot(hour ?? [], slots).map((r) => ({ t: r.t, ok: r.requests - r.errors, failed: r.errors })),
+    // Client requests, not attempts: one that failed over and was answered is one success.
+    () => totalsPerSlot(hour ?? [], slots).map((r) => ({ t: r.t, ok: r.succeeded, failed: r.requests - r.succeeded })),
     [hour, slots],
   );
   const rate = successRate(hourTotals);
@@ -112,7 +113,9 @@ function Overview() {
           <div className="tile-label">{t('dashboard.requests')}</div>
           <div className="tile-value" data-testid="dash-requests">{hour ? formatNumber(hourTotals.requests, lang) : '…'}</div>
           <div className="tile-sub muted">
-            {hourTotals.requests ? t('dashboard.perMinute', { n: formatNumber(Math.round((hourTotals.requests / 60) * 10) / 10, lang) }) : t('dashboard.noRequests')}
+            {hourTotals.requests
+              ? `${t('dashboard.perMinute', { n: formatNumber(Math.round((hourTotals.requests / 60) * 10) / 10, lang) })} · ${t('dashboard.attemptsN', { count: hourTotals.attempts })}`
+              : t('dashboard.noRequests')}
           </div>
         </div>
         <div className="tile" data-testid="tile-success">
@@ -120,7 +123,7 @@ function Overview() {
           <div className="tile-value" data-testid="dash-success">{rate === null ? '—' : formatPercent(rate)}</div>
           <div className="tile-sub muted">
             {hourTotals.requests
-              ? t('dashboard.errorsOf', { errors: formatNumber(hourTotals.errors, lang), requests: formatNumber(hourTotals.requests, lang) })
+              ? t('dashboard.errorsOf', { failed: formatNumber(hourTotals.requests - hourTotals.succeeded, lang), requests: formatNumber(hourTotals.requests, lang) })
               : t('dashboard.noRequests')}
           </div>
         </div>
@@ -197,13 +200,13 @@ function Overview() {
   );
 }
 
-/** One endpoint's state, its last hour per minute and, when Open, its countdown. */
+/** One endpoint's state, its attempts and errors per minute of the last hour and, when Open, its countdown. */
 function EndpointLine({ ep, health, healthAt, buckets, slots }: { ep: Endpoint; health?: Health; healthAt: number; buckets: StatBucket[]; slots: number[] }) {
   const { t } = useTranslation();
   const status = health?.status ?? (ep.enabled ? 'healthy' : 'disabled');
   const open = health?.state === 'open';
   const line = useMemo(() => sparkline(buckets, slots, ep.name), [buckets, slots, ep.name]);
-  const requests = line.requests.reduce((a, b) => a + b, 0);
+  const attempts = line.attempts.reduce((a, b) => a + b, 0);
   const errors = line.errors.reduce((a, b) => a + b, 0);
   return (
     <li className={`dash-endpoint status-${status}`} data-testid={`dash-endpoint-${ep.name}`}>
@@ -216,9 +219,9 @@ function EndpointLine({ ep, health, healthAt, buckets, slots }: { ep: Endpoint; 
         open && health?.reason === 'manual' && <span className="countdown muted">{t('countdown.held')}</span>
       )}
       <span className="spacer" />
-      <Sparkline requests={line.requests} errors={line.errors} label={t('dashboard.sparkLabel', { name: ep.name })} />
+      <Sparkline requests={line.attempts} errors={line.errors} label={t('dashboard.sparkLabel', { name: ep.name })} />
       <span className="muted figures-line">
-        {t('dashboard.endpointFigures', { requests: t('dashboard.requestsN', { count: requests }), errors: t('dashboard.errorsN', { count: errors }) })}
+        {t('dashboard.endpointFigures', { attempts: t('dashboard.attemptsN', { count: attempts }), errors: t('dashboard.errorsN', { count: errors }) })}
       </span>
     </li>
   );

@@ -41,6 +41,8 @@ const log: LogDetail = {
   sent_upstream: true,
   client_gone: false,
   error: '',
+  usage: null,
+  cost_usd: null,
   routing: {
     strategy: 'sticky',
     candidates: [

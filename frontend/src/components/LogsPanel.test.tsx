@@ -26,6 +26,8 @@ const row: LogRow = {
   sent_upstream: true,
   client_gone: false,
   error: '',
+  usage: null,
+  cost_usd: null,
 };
 
 const detail: LogDetail = {
@@ -48,6 +50,18 @@ const detail: LogDetail = {
 };
 
 describe('logs', () => {
+  it.each([
+    ['en', '(no endpoint)'],
+    ['zh-CN', '（无端点）'],
+  ] as const)('names the endpoint of a request that reached none (%s)', async (lang, label) => {
+    stubEventSource();
+    const refused: LogRow = { ...row, id: 8, path: '/v1/models', endpoint_id: 0, endpoint: '', status: 200, attempts: 0, sent_upstream: false };
+    stubFetch({ ...baseRoutes([endpoint({ id: 2, name: 'good' })]), 'GET /api/logs': { body: { items: [refused, row], next_before: null } } });
+    renderApp(<LogsPanel />, lang);
+    const endpoints = (await screen.findAllByTestId('log-row')).map((r) => r.querySelectorAll('td')[3].textContent);
+    expect(endpoints).toEqual([label, 'good']);
+  });
+
   it('opens a row as a timeline of attempts with the routing decision', async () => {
     stubEventSource();
     const calls = stubFetch({

@@ -164,7 +164,7 @@ export function LogsPanel({ openId }: { openId?: number } = {}) {
                 ) : null}
               </td>
               <td className="mono">{row.model_asked}</td>
-              <td>{row.endpoint}</td>
+              <td className={row.endpoint ? undefined : 'muted'}>{row.endpoint || t('logs.noEndpoint')}</td>
               <td className="mono">{row.status || '—'}</td>
               <td>{row.attempts}</td>
               <td>{row.duration_ms} ms</td>

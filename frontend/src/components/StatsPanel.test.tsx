@@ -8,16 +8,18 @@ const bucket = statBucket;
 
 const now = () => new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
 
+// relay.eu answered 4 requests, 3 of them ok, in 4 attempts (1 failed); backup failed 1 attempt before relay.eu
+// answered; 2 requests reached no endpoint and failed.
 const buckets = [
-  bucket(now(), 'relay.eu', { requests: 4, errors: 1, input: 100, cache_read: 1000, cache_write: 10, output: 50, cost_usd: 0.125 }),
-  bucket(now(), 'backup', { requests: 1, errors: 1, input: 5, output: 1, unpriced: 1 }),
-  bucket(now(), '', { requests: 2, errors: 2 }),
+  bucket(now(), 'relay.eu', { requests: 4, succeeded: 3, attempts: 4, errors: 1, input: 100, cache_read: 1000, cache_write: 10, output: 50, cost_usd: 0.125 }),
+  bucket(now(), 'backup', { attempts: 1, errors: 1, input: 5, output: 1, unpriced: 1 }),
+  bucket(now(), '', { requests: 2 }),
 ];
 
 const params = (path: string) => Object.fromEntries(new URLSearchParams(path.split('?')[1] ?? ''));
 
 describe('stats', () => {
-  it('totals each key and the whole range, counting unpriced requests apart', async () => {
+  it('totals each key and the whole range: requests with their success rate, attempts with their error rate, unpriced apart', async () => {
     stubEventSource();
     const calls = stubFetch({ ...baseRoutes([endpoint({ id: 1, name: 'relay.eu' })]), 'GET /api/stats': { body: { buckets } } });
     renderApp(<StatsPanel />);
@@ -25,10 +27,10 @@ describe('stats', () => {
     expect(calls.find((c) => c.path.startsWith('/api/stats'))?.path).toBe('/api/stats?minutes=60&group=endpoint');
     const rows = within(table).getAllByRole('row').slice(1).map((r) => [...r.querySelectorAll('th, td')].map((c) => c.textContent));
     expect(rows).toEqual([
-      ['relay.eu', '4', '1', '25%', '1,110', '1,000', '10', '50', '$0.13', '—'],
-      ['(no endpoint)', '2', '2', '100%', '0', '0', '0', '0', '$0.00', '—'],
-      ['backup', '1', '1', '100%', '5', '0', '0', '1', '—', '1'],
-      ['Total', '7', '4', '57.1%', '1,115', '1,000', '10', '51', '$0.13', '1'],
+      ['relay.eu', '4', '75%', '4', '1', '25%', '1,110', '1,000', '10', '50', '$0.13', '—'],
+      ['backup', '0', '—', '1', '1', '100%', '5', '0', '0', '1', '—', '1'],
+      ['(no endpoint)', '2', '0%', '0', '0', '—', '0', '0', '0', '0', '$0.00', '—'],
+      ['Total', '6', '50%', '5', '2', '40%', '1,115', '1,000', '10', '51', '$0.13', '1'],
     ]);
     expect(screen.getByTestId('stats-unpriced')).toHaveTextContent('1 request in this range has no price; its cost is not counted.');
     for (const id of ['stats-chart', 'stats-tokens', 'stats-cost', 'stats-error-rate']) expect(screen.getByTestId(id)).toBeInTheDocument();
@@ -69,6 +71,14 @@ describe('stats', () => {
     // The saved file, not a navigation: the click on the link itself was taken over.
     expect(click).toHaveBeenCalledOnce();
     expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('ccmesh-stats-week-model.csv');
+  });
+
+  it('names the key of traffic that reached no endpoint in Chinese too', async () => {
+    stubEventSource();
+    stubFetch({ ...baseRoutes([]), 'GET /api/stats': { body: { buckets } } });
+    renderApp(<StatsPanel />, 'zh-CN');
+    const table = await screen.findByTestId('stats-totals');
+    expect(within(table).getAllByTestId('stats-key-row').map((r) => r.querySelector('td')?.textContent)).toEqual(['relay.eu', 'backup', '（无端点）']);
   });
 
   it('says when the range has no traffic', async () => {

@@ -14,6 +14,7 @@ import {
   perKeyPerSlot,
   RANGES,
   rangeQuery,
+  successRate,
   sumBuckets,
   timeSlots,
   tokensIn,
@@ -69,7 +70,8 @@ export function StatsPanel() {
   const total = useMemo(() => sumBuckets(buckets), [buckets]);
   const requestRows = useMemo(() => {
     // Columns by position: a key may hold a '.', which the chart would read as a path.
-    const req = perKeyPerSlot(buckets, slots, keys, (b) => b.requests);
+    // Attempts, not requests: a key's errors are of its attempts.
+    const req = perKeyPerSlot(buckets, slots, keys, (b) => b.attempts);
     const err = perKeyPerSlot(buckets, slots, keys, (b) => b.errors);
     return req.map((r, i) => {
       const row: Record<string, number> = { t: r.t };
@@ -84,7 +86,7 @@ export function StatsPanel() {
   const costKeys = useMemo(() => perKey.filter((k) => k.cost_usd > 0).map((k) => k.key), [perKey]);
   const costRows = useMemo(() => perKeyPerSlot(buckets, slots, costKeys, (b) => b.cost_usd), [buckets, slots, costKeys]);
   const rateRows = useMemo(
-    () => perKey.filter((k) => k.requests > 0).map((k) => ({ key: keyName(k.key), rate: Math.round((errorRate(k) ?? 0) * 1000) / 10 })),
+    () => perKey.filter((k) => k.attempts > 0).map((k) => ({ key: keyName(k.key), rate: Math.round((errorRate(k) ?? 0) * 1000) / 10 })),
     [perKey, keyName],
   );
 
@@ -150,7 +152,7 @@ export function StatsPanel() {
                   <Tooltip labelFormatter={slotLabel} contentStyle={tooltipStyle} />
                   <Legend />
                   {keys.flatMap((k, i) => [
-                    <Line key={`r${i}`} type="linear" dataKey={`r${i}`} name={t('stats.requests', { name: keyName(k) })} stroke={colour(i)} dot={false} isAnimationActive={false} />,
+                    <Line key={`r${i}`} type="linear" dataKey={`r${i}`} name={t('stats.attempts', { name: keyName(k) })} stroke={colour(i)} dot={false} isAnimationActive={false} />,
                     <Line key={`e${i}`} type="linear" dataKey={`e${i}`} name={t('stats.errors', { name: keyName(k) })} stroke={colour(i)} strokeDasharray="5 4" dot={false} isAnimationActive={false} />,
                   ])}
                 </LineChart>
@@ -213,6 +215,8 @@ export function StatsPanel() {
                 <tr>
                   <th>{t(`stats.groups.${group}`)}</th>
                   <th className="num">{t('stats.col.requests')}</th>
+                  <th className="num">{t('stats.col.successRate')}</th>
+                  <th className="num">{t('stats.col.attempts')}</th>
                   <th className="num">{t('stats.col.errors')}</th>
                   <th className="num">{t('stats.col.errorRate')}</th>
                   <th className="num">{t('stats.col.tokensIn')}</th>
@@ -228,6 +232,8 @@ export function StatsPanel() {
                   <tr key={r.key} className={r.total ? 'total' : ''} data-testid={r.total ? 'stats-total-row' : 'stats-key-row'}>
                     {r.total ? <th scope="row">{r.label}</th> : <td className="mono">{r.label}</td>}
                     <td className="num">{formatNumber(r.requests, lang)}</td>
+                    <td className="num">{formatPercent(successRate(r)) || '—'}</td>
+                    <td className="num">{formatNumber(r.attempts, lang)}</td>
                     <td className="num">{formatNumber(r.errors, lang)}</td>
                     <td className="num">{formatPercent(errorRate(r)) || '—'}</td>
                     <td className="num">{formatNumber(tokensIn(r), lang)}</td>
