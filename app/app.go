@@ -181,9 +181,11 @@ func (a *App) start(ctx context.Context) error {
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
-	a.loops.Add(2)
+	a.loops.Add(3)
 	go func() { defer a.loops.Done(); a.persist.run(loopCtx) }()
 	go func() { defer a.loops.Done(); a.learn.run(loopCtx) }()
+	// Off the start-up path, as the request log's other reads are.
+	go func() { defer a.loops.Done(); a.loadOtherModels(loopCtx, time.Now()) }()
 	return nil
 }
 

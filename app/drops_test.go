@@ -169,3 +169,38 @@ func TestEveryEndpointFieldTravels(t *testing.T) {
 		t.Errorf("sync document endpoint %+v", p)
 	}
 }
+
+// An answer from another model is in its log row and counted on the
+// endpoint's health for 24 hours, across a restart.
+func TestOtherModelCounted(t *testing.T) {
+	up, _ := fakeAnthropic(t) // answers every request as claude-sonnet-4-5
+	h := newHarness(t)
+	e := h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"anthropic","api_key":"k-up-0123456789"}`)
+	h.postMessages(t, "claude-opus-4-8")
+	h.postMessages(t, "claude-sonnet-4-5-20250929") // the same model, dated
+	page := okAs[struct {
+		Items []store.RequestLog `json:"items"`
+	}](t, h.do("GET", "/api/logs", ""))
+	if len(page.Items) != 2 || page.Items[1].ModelAnswered != "claude-sonnet-4-5" || page.Items[0].ModelAnswered != "" {
+		t.Fatalf("rows %+v", page.Items)
+	}
+	count := func(h *harness) int64 {
+		for _, x := range okAs[[]Health](t, h.do("GET", "/api/health", "")) {
+			if x.ID == e.ID {
+				return x.OtherModel24h
+			}
+		}
+		return -1
+	}
+	if got := count(h); got != 1 {
+		t.Errorf("other_model_24h = %d, want 1", got)
+	}
+	h = h.restart()
+	deadline := time.Now().Add(5 * time.Second)
+	for count(h) != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := count(h); got != 1 {
+		t.Errorf("after a restart other_model_24h = %d, want 1", got)
+	}
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -26,6 +27,9 @@ type Health struct {
 	LastFailureAt       *time.Time  `json:"last_failure_at"`
 	RetryInMs           int64       `json:"retry_in_ms"`
 	LastTest            *TestResult `json:"last_test"`
+	// OtherModel24h counts the answers of the last 24 hours that named
+	// another model than the one forwarded (docs/BEHAVIOUR.md#the-answers-model).
+	OtherModel24h int64 `json:"other_model_24h"`
 }
 
 // statusOf maps a breaker view to docs/BEHAVIOUR.md#health's words.
@@ -155,6 +159,7 @@ const latencySamples = 256
 
 type epStats struct {
 	buckets     [60]minuteBucket
+	other       [24]hourCount // answers from another model, per hour
 	lat         [latencySamples]int64
 	latN        int
 	latNext     int
@@ -162,7 +167,54 @@ type epStats struct {
 	lastFailure time.Time
 }
 
+// hourCount is a count within one hour (unix hours).
+type hourCount struct {
+	hour, n int64
+}
+
 func newEndpointStats() *endpointStats { return &endpointStats{m: map[int64]*epStats{}} }
+
+// get is endpoint id's figures, made when it has none; s.mu is held.
+func (s *endpointStats) get(id int64) *epStats {
+	e := s.m[id]
+	if e == nil {
+		e = &epStats{}
+		s.m[id] = e
+	}
+	return e
+}
+
+// loadOtherModels counts the answers from another model of the 24 hours
+// before now that the log holds (those that reached the client: the row
+// keeps the answering attempt's model), so a restart keeps the figure.
+func (a *App) loadOtherModels(ctx context.Context, now time.Time) {
+	counts, err := a.db.OtherModelCounts(ctx, now.Add(-24*time.Hour), now)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.log.Warn().Err(err).Str("code", "APP-005").Msg("counting answers from another model failed; the figure starts at 0")
+		}
+		return
+	}
+	for _, c := range counts {
+		a.stats.otherModel(c.EndpointID, time.Unix(c.Hour*3600, 0), c.N)
+	}
+	if len(counts) > 0 {
+		a.health.changed()
+	}
+}
+
+// otherModel counts n answers from another model on endpoint id in the
+// hour of at.
+func (s *endpointStats) otherModel(id int64, at time.Time, n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hour := at.Unix() / 3600
+	c := &s.get(id).other[hour%24]
+	if c.hour != hour {
+		*c = hourCount{hour: hour}
+	}
+	c.n += n
+}
 
 // observe records one attempt on endpoint id.
 func (s *endpointStats) observe(id int64, at time.Time, ok bool, dur time.Duration, errMsg string) {
@@ -214,6 +266,12 @@ func (s *endpointStats) fill(id int64, now time.Time, h *Health) {
 		slices.Sort(l)
 		p := l[(len(l)-1)/2]
 		h.P50Ms = &p
+	}
+	nowHour := now.Unix() / 3600
+	for _, c := range e.other {
+		if c.hour > nowHour-24 {
+			h.OtherModel24h += c.n
+		}
 	}
 	h.LastError = e.lastError
 	if !e.lastFailure.IsZero() {

@@ -21,6 +21,9 @@ func (s logSink) Log(rec *proxy.Record) {
 		}
 		s.a.stats.observe(at.EndpointID, at.StartedAt, at.Outcome == breaker.Success,
 			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
+		if at.ModelAnswered != "" {
+			s.a.stats.otherModel(at.EndpointID, at.StartedAt, 1)
+		}
 	}
 	row := LogRow(rec)
 	FillUsage(&row, rec, s.a.price)
@@ -44,6 +47,7 @@ func LogRow(rec *proxy.Record) store.RequestLog {
 		Path:           rec.Path,
 		ModelAsked:     rec.ModelAsked,
 		ModelForwarded: rec.ModelForwarded,
+		ModelAnswered:  rec.ModelAnswered,
 		Explicit:       rec.Explicit,
 		EndpointID:     rec.EndpointID,
 		Endpoint:       rec.Endpoint,

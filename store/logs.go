@@ -20,7 +20,7 @@ const logColumns = `id, at, protocol, path, model_asked, model_forwarded, explic
 	endpoint_id, endpoint, status, attempts, duration_ms, ttfb_ms, stream, stream_end,
 	tokens_in, tokens_out, sent_upstream, client_gone, error, routing, history, resent_from,
 	usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated,
-	cost_usd`
+	cost_usd, model_answered`
 
 // ListLogs returns request logs newest first (by id). nextBefore is the id
 // to pass as LogFilter.Before for the next page, or 0 on the last page.
@@ -102,7 +102,7 @@ func scanLog(s scanner) (RequestLog, error) {
 	err := s.Scan(&r.ID, &at, &r.Protocol, &r.Path, &r.ModelAsked, &r.ModelForwarded, &r.Explicit,
 		&r.EndpointID, &r.Endpoint, &r.Status, &r.Attempts, &r.DurationMs, &r.TTFBMs, &r.Stream,
 		&r.StreamEnd, &r.TokensIn, &r.TokensOut, &r.SentUpstream, &r.ClientGone, &r.Error,
-		&routing, &history, &resentFrom, &u[0], &u[1], &u[2], &u[3], &u[4], &estimated, &cost)
+		&routing, &history, &resentFrom, &u[0], &u[1], &u[2], &u[3], &u[4], &estimated, &cost, &r.ModelAnswered)
 	if err != nil {
 		return RequestLog{}, err
 	}
@@ -260,12 +260,12 @@ func insertLogSQL(n int) string {
 	model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
 	duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
 	client_gone, error, routing, history, resent_from, usage_input, usage_output,
-	usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated, cost_usd)
+	usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated, cost_usd, model_answered)
 	VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 const (
-	logColumnsN = 29 // the columns insertLogSQL names
+	logColumnsN = 30 // the columns insertLogSQL names
 	// logInsertRows is how many rows the batch's multi-row INSERT takes
 	// (bench/NOTES.md).
 	logInsertRows = 8
@@ -316,6 +316,7 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 					r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[j]), nullJSON(history[j]),
 					sql.NullInt64{Int64: r.ResentFrom, Valid: r.ResentFrom > 0})
 				args = appendSums(args, r)
+				args = append(args, r.ModelAnswered)
 			}
 			res, err := stmt.ExecContext(ctx, args...)
 			if err != nil {
@@ -380,4 +381,23 @@ func nullJSON(b []byte) any {
 		return nil
 	}
 	return string(b)
+}
+
+// HourCount is a count for one endpoint in one hour (unix hours).
+type HourCount struct {
+	EndpointID int64
+	Hour       int64
+	N          int64
+}
+
+// OtherModelCounts counts, per endpoint and hour, the rows logged in
+// [from, to) whose answer named another model than the one forwarded
+// (docs/BEHAVIOUR.md#the-answers-model).
+func (db *DB) OtherModelCounts(ctx context.Context, from, to time.Time) ([]HourCount, error) {
+	return queryAll(ctx, db.sql, "count answers from another model", func(r *sql.Rows) (c HourCount, err error) {
+		err = r.Scan(&c.EndpointID, &c.Hour, &c.N)
+		return c, err
+	}, `SELECT endpoint_id, at / 3600000, count(*) FROM request_logs
+		WHERE at >= ? AND at < ? AND model_answered != '' GROUP BY endpoint_id, at / 3600000`,
+		from.UnixMilli(), to.UnixMilli())
 }

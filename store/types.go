@@ -104,22 +104,25 @@ type RequestLog struct {
 	Path           string    `json:"path"`
 	ModelAsked     string    `json:"model_asked"`
 	ModelForwarded string    `json:"model_forwarded"`
-	Explicit       bool      `json:"explicit"`
-	EndpointID     int64     `json:"endpoint_id"`
-	Endpoint       string    `json:"endpoint"`
-	Status         int       `json:"status"`
-	Attempts       int       `json:"attempts"`
-	DurationMs     int64     `json:"duration_ms"`
-	TTFBMs         int64     `json:"ttfb_ms"`
-	Stream         bool      `json:"stream"`
-	StreamEnd      string    `json:"stream_end"` // "" | complete | upstream_error | idle_timeout | client_gone
-	TokensIn       int64     `json:"tokens_in"`
-	TokensOut      int64     `json:"tokens_out"`
-	SentUpstream   bool      `json:"sent_upstream"`
-	ClientGone     bool      `json:"client_gone"`
-	Error          string    `json:"error"`
-	Routing        any       `json:"routing,omitempty"`
-	History        any       `json:"history,omitempty"`
+	// ModelAnswered is the model the answer named when it is another than
+	// ModelForwarded (docs/BEHAVIOUR.md#the-answers-model); "" otherwise.
+	ModelAnswered string `json:"model_answered,omitempty"`
+	Explicit      bool   `json:"explicit"`
+	EndpointID    int64  `json:"endpoint_id"`
+	Endpoint      string `json:"endpoint"`
+	Status        int    `json:"status"`
+	Attempts      int    `json:"attempts"`
+	DurationMs    int64  `json:"duration_ms"`
+	TTFBMs        int64  `json:"ttfb_ms"`
+	Stream        bool   `json:"stream"`
+	StreamEnd     string `json:"stream_end"` // "" | complete | upstream_error | idle_timeout | client_gone
+	TokensIn      int64  `json:"tokens_in"`
+	TokensOut     int64  `json:"tokens_out"`
+	SentUpstream  bool   `json:"sent_upstream"`
+	ClientGone    bool   `json:"client_gone"`
+	Error         string `json:"error"`
+	Routing       any    `json:"routing,omitempty"`
+	History       any    `json:"history,omitempty"`
 	// Usage is the usage of all the request's attempts summed; CostUSD
 	// the sum of their costs, nil when no attempt had a price (unknown,
 	// never 0). Both are nil on rows logged before they were kept.

@@ -295,6 +295,7 @@ export interface Health {
   last_failure_at: string | null;
   retry_in_ms: number;
   last_test: TestResult | null;
+  other_model_24h: number;
 }
 
 /** Go: app.ImportReport */
@@ -406,6 +407,7 @@ export interface RequestLog {
   path: string;
   model_asked: string;
   model_forwarded: string;
+  model_answered?: string;
   explicit: boolean;
   endpoint_id: number;
   endpoint: string;

@@ -223,6 +223,11 @@ function EndpointLine({ ep, health, healthAt, buckets, slots }: { ep: Endpoint; 
       <span className="muted figures-line">
         {t('dashboard.endpointFigures', { attempts: t('dashboard.attemptsN', { count: attempts }), errors: t('dashboard.errorsN', { count: errors }) })}
       </span>
+      {(health?.other_model_24h ?? 0) > 0 && (
+        <span className="tag warn" data-testid="other-model" title={t('otherModel.title')}>
+          {t('otherModel.count', { count: health!.other_model_24h })}
+        </span>
+      )}
     </li>
   );
 }

@@ -77,6 +77,12 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
         {ep.price_multiplier !== undefined && ep.price_multiplier !== 1 && (
           <div><dt>{t('endpoints.priceMultiplier')}</dt><dd data-testid="price-multiplier">× {ep.price_multiplier}</dd></div>
         )}
+        {(health?.other_model_24h ?? 0) > 0 && (
+          <div className="wide">
+            <dt>{t('otherModel.heading')}</dt>
+            <dd data-testid="other-model" title={t('otherModel.title')}>{t('otherModel.count', { count: health!.other_model_24h })}</dd>
+          </div>
+        )}
         {health?.last_error && (
           <div className="wide">
             <dt>{t('endpoints.lastError')}</dt>

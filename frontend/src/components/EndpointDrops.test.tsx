@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { baseRoutes, endpoint, renderApp, stubEventSource, stubFetch } from '../test/utils';
+import { baseRoutes, endpoint, health, renderApp, stubEventSource, stubFetch } from '../test/utils';
 import { EndpointsPanel } from './EndpointsPanel';
 
 const learned = { drop: 'context_management', at: '2026-12-01T10:00:00Z', source: 'learned', error: '400: context_management: Extra inputs are not permitted' };
@@ -60,5 +60,19 @@ describe('endpoint drops', () => {
     const drops = within(await screen.findByTestId('endpoint-card-relay')).getByTestId('endpoint-drops');
     expect(drops).toHaveTextContent('对此端点省略的部分');
     expect(drops).toHaveTextContent('暂无');
+  });
+});
+
+describe('answers from another model', () => {
+  beforeEach(() => {
+    stubEventSource();
+  });
+
+  it('shows how many of the last 24 hours came from another model, on the card', async () => {
+    stubFetch(baseRoutes([endpoint({ id: 1, name: 'relay' }), endpoint({ id: 2, name: 'clean' })], [health({ id: 1, name: 'relay', other_model_24h: 3 }), health({ id: 2, name: 'clean' })]));
+    renderApp(<EndpointsPanel />);
+    const card = await screen.findByTestId('endpoint-card-relay');
+    expect(await within(card).findByTestId('other-model')).toHaveTextContent('3 answers from another model in 24 h');
+    expect(within(screen.getByTestId('endpoint-card-clean')).queryByTestId('other-model')).toBeNull();
   });
 });

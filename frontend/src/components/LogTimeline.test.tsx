@@ -76,6 +76,13 @@ function show(l: LogDetail, lang: Language = 'en') {
 const reasons = () => within(screen.getByTestId('routing-excluded')).getAllByRole('listitem').map((li) => li.textContent);
 
 describe('log timeline', () => {
+  it('marks an attempt answered by another model than the one sent', () => {
+    show({ ...log, history: [attempt({ model: 'claude-sonnet-4-5', model_answered: 'glm-4.5-air' }), attempt({ endpoint: 'claude', endpoint_id: 7 })] });
+    const [first, second] = screen.getAllByTestId('attempt');
+    expect(within(first).getByTestId('attempt-other-model')).toHaveTextContent('answered by glm-4.5-air');
+    expect(within(second).queryByTestId('attempt-other-model')).toBeNull();
+  });
+
   it('shows what an attempt went without, and the refusal of its first try', () => {
     show({ ...log, history: [attempt({ dropped: ['context_management', 'beta:context-management-2025-06-27'], refused: '400: context_management: Extra inputs are not permitted' }), attempt({ endpoint: 'claude', endpoint_id: 7 })] });
     const [first, second] = screen.getAllByTestId('attempt');

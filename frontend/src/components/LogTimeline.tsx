@@ -79,6 +79,11 @@ function AttemptItem({ a }: { a: Attempt }) {
             {word(t, 'logs.adjusted', a.adjusted)}
           </span>
         )}
+        {a.model_answered && (
+          <span className="tag warn" data-testid="attempt-other-model" title={t('otherModel.title')}>
+            {t('logs.answeredBy', { model: a.model_answered })}
+          </span>
+        )}
         {a.dropped && a.dropped.length > 0 && (
           <span className="tag" data-testid="attempt-dropped" title={t('logs.droppedTitle')}>
             {t('logs.dropped', { parts: a.dropped.join(', ') })}

@@ -62,6 +62,16 @@ describe('logs', () => {
     expect(endpoints).toEqual([label, 'good']);
   });
 
+  it('marks a row answered by another model than the one sent', async () => {
+    stubEventSource();
+    const other: LogRow = { ...row, id: 9, model_answered: 'glm-4.5-air' };
+    stubFetch({ ...baseRoutes([endpoint({ id: 2, name: 'good' })]), 'GET /api/logs': { body: { items: [other, row], next_before: null } } });
+    renderApp(<LogsPanel />);
+    const [first, second] = await screen.findAllByTestId('log-row');
+    expect(within(first).getByTestId('row-other-model')).toHaveTextContent('answered by glm-4.5-air');
+    expect(within(second).queryByTestId('row-other-model')).toBeNull();
+  });
+
   it('opens a row as a timeline of attempts with the routing decision', async () => {
     stubEventSource();
     const calls = stubFetch({

@@ -163,7 +163,14 @@ export function LogsPanel({ openId }: { openId?: number } = {}) {
                   <span className="tag resent" data-testid="row-resent-from">{t('logs.resentFrom', { id: row.resent_from })}</span>
                 ) : null}
               </td>
-              <td className="mono">{row.model_asked}</td>
+              <td className="mono">
+                {row.model_asked}
+                {row.model_answered && (
+                  <span className="tag warn" data-testid="row-other-model" title={t('otherModel.title')}>
+                    {t('logs.answeredBy', { model: row.model_answered })}
+                  </span>
+                )}
+              </td>
               <td className={row.endpoint ? undefined : 'muted'}>{row.endpoint || t('logs.noEndpoint')}</td>
               <td className="mono">{row.status || '—'}</td>
               <td>{row.attempts}</td>

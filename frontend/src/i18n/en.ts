@@ -89,6 +89,12 @@ const en = {
     cancel: 'Cancel',
     confirm: 'Delete',
   },
+  otherModel: {
+    heading: 'Answers from another model',
+    count_one: '{{count}} answer from another model in 24 h',
+    count_other: '{{count}} answers from another model in 24 h',
+    title: 'Answers that named another model than the one sent (beyond a date suffix); the log rows say which',
+  },
   drops: {
     heading: 'Left out for this endpoint',
     none: 'Nothing: it takes every part of a request so far. When it refuses an optional part, ccmesh sends the request again without it and remembers.',
@@ -262,6 +268,7 @@ const en = {
     costPartly_one: '{{cost}} + {{count}} attempt without a price',
     costPartly_other: '{{cost}} + {{count}} attempts without a price',
     adjustedTitle: 'Sent again to the same endpoint with the request adjusted after it refused the first',
+    answeredBy: 'answered by {{model}}',
     dropped: 'without {{parts}}',
     droppedTitle: 'Parts of the request this endpoint refuses, left out',
     refused: 'First try refused:',

@@ -90,6 +90,12 @@ const zhCN: Strings = {
     cancel: '取消',
     confirm: '删除',
   },
+  otherModel: {
+    heading: '由其他模型回答',
+    count_one: '24 小时内 {{count}} 次回答来自其他模型',
+    count_other: '24 小时内 {{count}} 次回答来自其他模型',
+    title: '回答所署名的模型不是发出的模型（日期后缀之外）；日志行会写明是哪个',
+  },
   drops: {
     heading: '对此端点省略的部分',
     none: '暂无：它目前接受请求的所有部分。当它拒绝某个可选部分时，ccmesh 会去掉该部分重发并记住。',
@@ -261,6 +267,7 @@ const zhCN: Strings = {
     costPartly_one: '{{cost}} + {{count}} 次尝试无价格',
     costPartly_other: '{{cost}} + {{count}} 次尝试无价格',
     adjustedTitle: '端点拒绝第一次请求后，已调整请求并向同一端点重发',
+    answeredBy: '由 {{model}} 回答',
     dropped: '省略了 {{parts}}',
     droppedTitle: '此端点拒绝的请求部分，已省略',
     refused: '第一次尝试被拒绝：',

@@ -126,6 +126,7 @@ export function health(over: Partial<Health> & Pick<Health, 'id' | 'name'>): Hea
     last_failure_at: null,
     retry_in_ms: 0,
     last_test: null,
+    other_model_24h: 0,
     ...over,
   };
 }
