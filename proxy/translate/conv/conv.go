@@ -147,7 +147,7 @@ type Part struct {
 	Namespace string
 	Custom    bool
 	Content   []Part // a tool result's content: text and image parts
-	IsError bool
+	IsError   bool
 	// Reasoning. Signature (Anthropic thinking) and Redacted (Anthropic
 	// redacted_thinking data) are valid only towards Anthropic; Encrypted
 	// (Responses encrypted_content) and ItemID only towards Responses.
