@@ -26,7 +26,7 @@ func (codec) StreamEncoder(req *conv.Request) conv.StreamEncoder {
 	if req != nil {
 		e.model = req.Model
 	}
-	return e
+	return conv.ClientStream(req, e)
 }
 
 // newID returns prefix followed by 24 random hex digits, for a message or

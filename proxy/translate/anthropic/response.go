@@ -75,6 +75,7 @@ func responsePart(b *wireBlock) (conv.Part, bool) {
 // empty signature, so that Claude Code shows it; should the client send
 // it back, the request encoder leaves unsigned thinking out.
 func (codec) EncodeResponse(resp *conv.Response, req *conv.Request) ([]byte, error) {
+	resp = req.ClientResponse(resp)
 	model := resp.Model
 	if req != nil && req.Model != "" {
 		model = req.Model

@@ -180,6 +180,30 @@ func TestStreamDecodeQuirks(t *testing.T) {
 			},
 		},
 		{
+			// anthropic--anthropic-message-start-prepopulated-content of
+			// the recorded corpus (proxy/testdata/realstreams).
+			name: "blocks and the stop reason already inside message_start, then message_stop alone",
+			stream: []string{
+				"message_start", `{"type":"message_start","message":{"id":"m","model":"x","content":[` +
+					`{"type":"code_execution_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"code_execution_result","stdout":"ok\n","return_code":0}},` +
+					`{"type":"text","text":"Done."},` +
+					`{"type":"tool_use","id":"toolu_f","name":"lookup","input":{"id":"c_1"},"caller":{"type":"code_execution_20250825","tool_id":"srvtoolu_1"}}],` +
+					`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`,
+				"message_stop", `{"type":"message_stop"}`,
+			},
+			want: []conv.Event{
+				{Type: conv.EvStart, ID: "m", Model: "x"},
+				{Type: conv.EvBlockStart, Index: 0, Part: text},
+				{Type: conv.EvDelta, Index: 0, Text: "Done."},
+				{Type: conv.EvBlockStop, Index: 0, Part: text},
+				{Type: conv.EvBlockStart, Index: 1, Part: conv.Part{Kind: conv.PartToolCall, CallID: "toolu_f", Name: "lookup"}},
+				{Type: conv.EvDelta, Index: 1, Text: `{"id":"c_1"}`},
+				{Type: conv.EvBlockStop, Index: 1, Part: conv.Part{Kind: conv.PartToolCall, CallID: "toolu_f", Name: "lookup"}},
+				{Type: conv.EvFinish, Stop: conv.StopToolUse},
+			},
+			complete: true,
+		},
+		{
 			name: "cut after message_delta, before message_stop",
 			stream: []string{
 				"message_start", `{"type":"message_start","message":{"id":"m","model":"x","usage":{"input_tokens":3}}}`,

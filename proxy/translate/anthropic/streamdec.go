@@ -15,6 +15,11 @@ type wireEvent struct {
 		ID    string     `json:"id"`
 		Model string     `json:"model"`
 		Usage *wireUsage `json:"usage"`
+		// Content and a stop reason already in message_start: some
+		// upstreams open a stream with blocks that are complete.
+		Content      []wireBlock `json:"content"`
+		StopReason   string      `json:"stop_reason"`
+		StopSequence *string     `json:"stop_sequence"`
 	} `json:"message"`
 	ContentBlock *wireBlock `json:"content_block"`
 	Delta        *struct {
@@ -105,8 +110,26 @@ func (d *streamDecoder) messageStart(ev *wireEvent, emit func(conv.Event)) {
 		return
 	}
 	d.started = true
-	d.usage = ev.Message.Usage.all(d.usage)
-	emit(conv.Event{Type: conv.EvStart, ID: ev.Message.ID, Model: ev.Message.Model, Usage: d.usage})
+	m := ev.Message
+	d.usage = m.Usage.all(d.usage)
+	emit(conv.Event{Type: conv.EvStart, ID: m.ID, Model: m.Model, Usage: d.usage})
+	// Blocks inside message_start are whole: each is opened and closed
+	// here as if it had streamed (server tool results are skipped as in
+	// a stream).
+	for i := range m.Content {
+		d.blockStart(&m.Content[i], emit)
+		if d.skip {
+			d.skip = false
+			continue
+		}
+		d.closeBlock(emit)
+	}
+	if m.StopReason != "" {
+		d.stop = stopIn(m.StopReason)
+	}
+	if m.StopSequence != nil {
+		d.stopSeq = *m.StopSequence
+	}
 }
 
 // start emits EvStart for an upstream that sent no message_start.

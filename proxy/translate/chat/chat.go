@@ -28,7 +28,9 @@ func (codec) Protocol() conv.Protocol { return conv.Chat }
 
 func (codec) StreamDecoder() conv.StreamDecoder { return newStreamDecoder() }
 
-func (codec) StreamEncoder(req *conv.Request) conv.StreamEncoder { return newStreamEncoder(req) }
+func (codec) StreamEncoder(req *conv.Request) conv.StreamEncoder {
+	return conv.ClientStream(req, newStreamEncoder(req))
+}
 
 // now and newID are variables so that tests can pin the created time and
 // the generated ids.

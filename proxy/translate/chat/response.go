@@ -126,6 +126,7 @@ type outAnswer struct {
 
 // EncodeResponse writes resp for a Chat client that sent req.
 func (codec) EncodeResponse(resp *conv.Response, req *conv.Request) ([]byte, error) {
+	resp = req.ClientResponse(resp)
 	id := resp.ID
 	if id == "" {
 		id = newID("chatcmpl-")

@@ -138,9 +138,16 @@ type Part struct {
 	// Args is a tool call's arguments as canonical JSON object text
 	// (CanonicalArgs). A call to a custom tool (Tool.Kind ToolCustom)
 	// carries its free-form input as {"input":"…"}.
-	Args    string
-	Content []Part // a tool result's content: text and image parts
-	IsError bool
+	Args string
+	// Namespace and Custom say how an upstream made a tool call: as a
+	// function of a Responses namespace (Name is then the flat
+	// NamespacedName), or as a Responses custom_tool_call. A client's
+	// encoder resolves them against what the client declared
+	// (Request.ClientCall).
+	Namespace string
+	Custom    bool
+	Content   []Part // a tool result's content: text and image parts
+	IsError   bool
 	// Reasoning. Signature (Anthropic thinking) and Redacted (Anthropic
 	// redacted_thinking data) are valid only towards Anthropic; Encrypted
 	// (Responses encrypted_content) and ItemID only towards Responses.

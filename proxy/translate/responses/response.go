@@ -111,7 +111,9 @@ func outputParts(items []wireItem) (parts []conv.Part, sawToolCall bool) {
 				parts = append(parts, p)
 			}
 		case "function_call", "custom_tool_call":
-			parts = append(parts, callPart(it))
+			p := callPart(it)
+			p.Namespace, p.Custom = it.Namespace, it.Type == "custom_tool_call"
+			parts = append(parts, p)
 			sawToolCall = true
 		}
 	}
@@ -303,6 +305,7 @@ func (codec) EncodeResponse(resp *conv.Response, req *conv.Request) ([]byte, err
 	if resp == nil {
 		return nil, fmt.Errorf("responses: no response to encode")
 	}
+	resp = req.ClientResponse(resp)
 	var tools map[string]toolInfo
 	model := resp.Model
 	if req != nil {

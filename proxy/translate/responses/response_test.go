@@ -30,8 +30,8 @@ func TestDecodeResponse(t *testing.T) {
 				{Kind: conv.PartReasoning, Text: "**Plan**\n\nEdit.", Encrypted: "gAAA", ItemID: "rs_1"},
 				{Kind: conv.PartText, Text: "Editing now."},
 				{Kind: conv.PartToolCall, CallID: "call_1", Name: "exec_command", Args: `{"cmd":"ls"}`},
-				{Kind: conv.PartToolCall, CallID: "call_2", Name: "mcp__docs__read", Args: `{}`},
-				{Kind: conv.PartToolCall, CallID: "call_3", Name: "apply_patch", Args: conv.CustomArgs("*** Begin Patch\n*** End Patch")},
+				{Kind: conv.PartToolCall, CallID: "call_2", Name: "mcp__docs__read", Namespace: "mcp__docs", Args: `{}`},
+				{Kind: conv.PartToolCall, CallID: "call_3", Name: "apply_patch", Custom: true, Args: conv.CustomArgs("*** Begin Patch\n*** End Patch")},
 			},
 			Stop:  conv.StopToolUse,
 			Usage: conv.Usage{Input: 200, CacheRead: 1000, Output: 300, Reasoning: 120}},
@@ -146,8 +146,8 @@ func TestResponseRoundTrip(t *testing.T) {
 		Parts: []conv.Part{
 			{Kind: conv.PartReasoning, Text: "t", Encrypted: "e", ItemID: "rs_1"},
 			{Kind: conv.PartText, Text: "x"},
-			{Kind: conv.PartToolCall, CallID: "c1", Name: "apply_patch", Args: conv.CustomArgs("patch")},
-			{Kind: conv.PartToolCall, CallID: "c2", Name: "mcp__docs__read", Args: `{"a":1}`},
+			{Kind: conv.PartToolCall, CallID: "c1", Name: "apply_patch", Custom: true, Args: conv.CustomArgs("patch")},
+			{Kind: conv.PartToolCall, CallID: "c2", Name: "mcp__docs__read", Namespace: "mcp__docs", Args: `{"a":1}`},
 		},
 		Stop: conv.StopToolUse, Usage: conv.Usage{Input: 1, CacheRead: 2, Output: 3, Reasoning: 1}}
 	body, err := Codec.EncodeResponse(resp, codexClient())

@@ -81,6 +81,7 @@ type pendingCall struct {
 	outputIndex int
 	id, callID  string
 	name        string
+	namespace   string
 	custom      bool
 	args        strings.Builder // the fragments
 	final       string          // the arguments (input) of a done event or item
@@ -97,7 +98,7 @@ func (c *pendingCall) fill(it *wireItem) {
 		c.callID = it.CallID
 	}
 	if it.Name != "" {
-		c.name = flatName(it.Namespace, it.Name)
+		c.name, c.namespace = flatName(it.Namespace, it.Name), it.Namespace
 	}
 	full := it.arguments()
 	if c.custom {
@@ -115,7 +116,7 @@ func (c *pendingCall) part() conv.Part {
 	if c.hasFinal {
 		args = c.final
 	}
-	p := conv.Part{Kind: conv.PartToolCall, CallID: c.callID, Name: c.name}
+	p := conv.Part{Kind: conv.PartToolCall, CallID: c.callID, Name: c.name, Namespace: c.namespace, Custom: c.custom}
 	if p.CallID == "" {
 		p.CallID = c.id
 	}
@@ -365,7 +366,7 @@ func (d *streamDecoder) emitPart(p conv.Part, emit func(conv.Event)) {
 	d.closeOpen(emit)
 	i := d.next
 	d.next++
-	head := conv.Part{Kind: p.Kind, CallID: p.CallID, Name: p.Name, ItemID: p.ItemID}
+	head := conv.Part{Kind: p.Kind, CallID: p.CallID, Name: p.Name, Namespace: p.Namespace, Custom: p.Custom, ItemID: p.ItemID}
 	emit(conv.Event{Type: conv.EvBlockStart, Index: i, Part: head})
 	switch {
 	case p.Kind == conv.PartToolCall:

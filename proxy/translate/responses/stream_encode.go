@@ -92,7 +92,7 @@ func (codec) StreamEncoder(req *conv.Request) conv.StreamEncoder {
 	if req != nil {
 		e.model, e.tools = req.Model, toolIndex(req.Tools)
 	}
-	return e
+	return conv.ClientStream(req, e)
 }
 
 // encBlock is the block being written.
