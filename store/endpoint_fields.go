@@ -140,6 +140,7 @@ var endpointFields = []endpointField{
 	plain("price_multiplier", func(e *Endpoint) *float64 { return &e.PriceMultiplier }, func(p *EndpointPatch) **float64 { return &p.PriceMultiplier }),
 	plain("hedge_after_ms", func(e *Endpoint) *int64 { return &e.HedgeAfterMs }, func(p *EndpointPatch) **int64 { return &p.HedgeAfterMs }),
 	list("drops", func(e *Endpoint) *[]EndpointDrop { return &e.Drops }, func(p *EndpointPatch) **[]EndpointDrop { return &p.Drops }),
+	document("balance", func(e *Endpoint) *json.RawMessage { return &e.Balance }, func(p *EndpointPatch) **json.RawMessage { return &p.Balance }),
 }
 
 // The statements made of endpointFields.
