@@ -7,7 +7,7 @@ export type AttemptOutcome = "success" | "failure" | "neutral";
 export type AuthMode = "auto" | "x-api-key" | "bearer";
 
 /** Go: breaker.Cause */
-export type BreakerCause = "request" | "force_open" | "force_close" | "restore";
+export type BreakerCause = "request" | "force_open" | "force_close" | "restore" | "balance";
 
 /** Go: breaker.Reason */
 export type BreakerReason = "" | "broken" | "rate_limited" | "quota_exhausted" | "manual";
@@ -67,6 +67,35 @@ export interface Attempt {
   adjusted?: string;
   dropped?: string[];
   refused?: string;
+}
+
+/** Go: app.BalanceReply */
+export interface BalanceReply {
+  endpoint_id: number;
+  endpoint: string;
+  connector: string;
+  reading: Reading | null;
+  low: boolean;
+  low_threshold: number | null;
+}
+
+/** Go: app.BalanceTemplatesReply */
+export interface BalanceTemplatesReply {
+  templates: Template[];
+  units: string[];
+}
+
+/** Go: app.BalanceTotal */
+export interface BalanceTotal {
+  unit: string;
+  remaining: number;
+  endpoints: number;
+}
+
+/** Go: app.BalancesReply */
+export interface BalancesReply {
+  balances: BalanceReply[];
+  totals: BalanceTotal[];
 }
 
 /** Go: store.BreakerEvent */
@@ -165,6 +194,20 @@ export interface CodexApplied {
   backup: string;
 }
 
+/** Go: balance.Connector */
+export interface Connector {
+  template?: string;
+  method?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  paths?: Paths;
+  unit?: string;
+  multiplier?: number;
+  other_host?: boolean;
+  low_threshold?: number;
+}
+
 /** Go: app.CurlReply */
 export interface CurlReply {
   command: string;
@@ -207,6 +250,7 @@ export interface EndpointPatch {
   price_multiplier: number | null;
   hedge_after_ms: number | null;
   drops: EndpointDrop[] | null;
+  balance: Connector | null;
 }
 
 /** Go: app.EndpointReply */
@@ -226,6 +270,7 @@ export interface EndpointReply {
   price_multiplier: number;
   hedge_after_ms: number;
   drops: EndpointDrop[];
+  balance: Connector;
   created_at: string;
   updated_at: string;
   api_key_masked: string;
@@ -241,6 +286,7 @@ export interface Excluded {
   breaker_reason?: BreakerReason;
   probe_in_flight?: boolean;
   until?: string;
+  balance?: boolean;
 }
 
 /** Go: proxy.Explanation */
@@ -326,6 +372,15 @@ export interface LogPage {
   next_before: number;
 }
 
+/** Go: balance.Paths */
+export interface Paths {
+  remaining?: string;
+  used?: string;
+  total?: string;
+  unit?: string;
+  reset_at?: string;
+}
+
 /** Go: app.Preset */
 export interface Preset {
   id: string;
@@ -336,6 +391,7 @@ export interface Preset {
   models: string[];
   model_map: Record<string, string>;
   key_hint: string;
+  balance?: string;
   source: string;
   date: string;
 }
@@ -371,6 +427,20 @@ export interface PriceRowReply {
 /** Go: app.PricesReply */
 export interface PricesReply {
   rows: PriceRowReply[];
+}
+
+/** Go: balance.Reading */
+export interface Reading {
+  remaining: number | null;
+  used: number | null;
+  total: number | null;
+  unit: string;
+  unlimited?: boolean;
+  reset_at?: string;
+  at: string;
+  template?: string;
+  error?: string;
+  status?: number;
 }
 
 /** Go: store.RequestLog */
@@ -449,6 +519,7 @@ export interface Settings {
   capture: CaptureMode;
   capture_body_bytes: number;
   capture_total_bytes: number;
+  balance_refresh_minutes: number;
   prices: PriceRow[];
 }
 
@@ -515,6 +586,13 @@ export interface SyncSide {
   modified_at: string | null;
   exported_at: string | null;
   endpoints: number;
+}
+
+/** Go: balance.Template */
+export interface Template {
+  name: string;
+  title: string;
+  source: string;
 }
 
 /** Go: app.TestResult */
