@@ -353,13 +353,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // Times are stored as unix milliseconds; 0 stands for the zero time.
 func toMillis(t time.Time) int64 {
 	if t.IsZero() {
