@@ -105,6 +105,7 @@ export function endpoint(over: Partial<Endpoint> & Pick<Endpoint, 'id' | 'name'>
     price_multiplier: 1,
     hedge_after_ms: -1,
     drops: [],
+    balance: {},
     api_key_masked: '',
     has_key: false,
     created_at: '2026-11-30T08:00:00Z',
