@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/internal/tsgen"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -198,6 +199,14 @@ func frontendTypes() ([]byte, error) {
 	g.Add("BreakerParams", overrides)
 	g.FieldType(endpoint, "breaker_overrides", overrides)
 	g.FieldType(patch, "breaker_overrides", reflect.PointerTo(overrides))
+	// The store keeps an endpoint's balance connector as raw JSON; it is a
+	// balance.Connector.
+	connector := reflect.TypeFor[balance.Connector]()
+	g.FieldType(endpoint, "balance", connector)
+	g.FieldType(patch, "balance", reflect.PointerTo(connector))
+	g.Nullable(reflect.TypeFor[balance.Reading](), "remaining")
+	g.Nullable(reflect.TypeFor[balance.Reading](), "used")
+	g.Nullable(reflect.TypeFor[balance.Reading](), "total")
 	health := reflect.TypeFor[Health]()
 	g.FieldEnum(health, "status", "HealthStatus")
 	g.FieldType(health, "state", state)
@@ -254,6 +263,9 @@ func frontendTypes() ([]byte, error) {
 	g.Add("PresetsReply", reflect.TypeFor[tsPresets]())      // GET /api/presets
 	g.Add("", reflect.TypeFor[Codex]())                      // GET /api/codex
 	g.Add("", reflect.TypeFor[DroppableReply]())             // GET /api/droppable
+	g.Add("", reflect.TypeFor[BalanceReply]())               // GET, POST /api/endpoints/{id}/balance
+	g.Add("", reflect.TypeFor[BalancesReply]())              // GET /api/balances
+	g.Add("", reflect.TypeFor[BalanceTemplatesReply]())      // GET /api/balance-templates
 	g.Add("CodexApplied", reflect.TypeFor[tsCodexApplied]()) // POST /api/codex/apply
 	g.Add("ApiErrorBody", reflect.TypeFor[tsErrorBody]())
 	g.Add("ApiErrorDetail", reflect.TypeFor[apiError]())

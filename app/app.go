@@ -69,6 +69,7 @@ type App struct {
 
 	persist *breakerPersister
 	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
+	bal     *balances       // balance readings and their schedule (balance.go)
 	health  *healthPublisher
 
 	testsMu sync.Mutex
@@ -125,6 +126,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.persist = newBreakerPersister(db, a.log, a)
 	a.health = &healthPublisher{a: a}
 	a.learn = newLearnPersister(a)
+	a.bal = newBalances(a, a.upstream)
 	if err := a.start(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -156,6 +158,9 @@ func (a *App) start(ctx context.Context) error {
 	if err := a.loadTests(ctx); err != nil {
 		return fmt.Errorf("load test results: %w", err)
 	}
+	if err := a.bal.load(ctx); err != nil {
+		return fmt.Errorf("load balance readings: %w", err)
+	}
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
 		OnWrite:      a.onLogsWritten,
 		OnFail:       func(int) { a.health.changed() },
@@ -181,11 +186,16 @@ func (a *App) start(ctx context.Context) error {
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
-	a.loops.Add(3)
+	a.loops.Add(5)
 	go func() { defer a.loops.Done(); a.persist.run(loopCtx) }()
 	go func() { defer a.loops.Done(); a.learn.run(loopCtx) }()
 	// Off the start-up path, as the request log's other reads are.
 	go func() { defer a.loops.Done(); a.loadOtherModels(loopCtx, time.Now()) }()
+	go func() { defer a.loops.Done(); a.bal.run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.bal.schedule.Run(loopCtx) }()
+	if st := a.state.Load(); st.Settings.BalanceRefreshMinutes > 0 {
+		a.bal.ask(0) // what is left now, rather than in one interval
+	}
 	return nil
 }
 
@@ -240,6 +250,7 @@ func (a *App) reload(ctx context.Context) error {
 	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
 	a.forgetTests(eps)
+	a.bal.configure(st)
 	return nil
 }
 
@@ -266,6 +277,7 @@ func (a *App) onTransition(t breaker.Transition) {
 	a.persist.queue(t)
 	a.noteTransition(t)
 	a.notifyTransition(t)
+	a.noteQuotaError(t)
 	if t.Cause != breaker.CauseRestore { // restoring happens before the App is whole
 		a.health.changed()
 	}

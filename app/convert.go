@@ -94,6 +94,7 @@ func stateRow(id int64, s breaker.Snapshot) store.BreakerState {
 		ConsecutiveFailures: s.ConsecutiveFailures,
 		HalfOpenSuccesses:   s.HalfOpenSuccesses,
 		Reopens:             s.Reopens,
+		Balance:             s.Balance,
 		UpdatedAt:           time.Now(),
 	}
 }
@@ -115,6 +116,7 @@ func snapshotFrom(r store.BreakerState) (breaker.Snapshot, error) {
 		ConsecutiveFailures: r.ConsecutiveFailures,
 		HalfOpenSuccesses:   r.HalfOpenSuccesses,
 		Reopens:             r.Reopens,
+		Balance:             r.Balance,
 	}, nil
 }
 

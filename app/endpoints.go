@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -30,12 +31,13 @@ type endpointInput struct {
 	Auth             *proxy.AuthMode        `json:"auth"`
 	BreakerOverrides *breaker.Overrides     `json:"breaker_overrides"`
 	OnModelMismatch  *proxy.OnModelMismatch `json:"on_model_mismatch"`
+	Balance          *balance.Connector     `json:"balance"`
 }
 
 // patch is in as the store takes it; in must have been validated.
 func (in endpointInput) patch() (store.EndpointPatch, error) {
 	p := in.EndpointPatch
-	p.Protocol, p.Auth, p.BreakerOverrides, p.OnModelMismatch = nil, nil, nil, nil
+	p.Protocol, p.Auth, p.BreakerOverrides, p.OnModelMismatch, p.Balance = nil, nil, nil, nil, nil
 	if in.OnModelMismatch != nil {
 		v := string(*in.OnModelMismatch)
 		p.OnModelMismatch = &v
@@ -57,6 +59,14 @@ func (in endpointInput) patch() (store.EndpointPatch, error) {
 		}
 		raw := json.RawMessage(doc)
 		p.BreakerOverrides = &raw
+	}
+	if in.Balance != nil {
+		doc, err := json.Marshal(*in.Balance)
+		if err != nil {
+			return store.EndpointPatch{}, fmt.Errorf("encode balance: %w", err)
+		}
+		raw := json.RawMessage(doc)
+		p.Balance = &raw
 	}
 	return p, nil
 }
@@ -123,6 +133,9 @@ func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a.log.Info().Int64("endpoint_id", created.ID).Str("endpoint", created.Name).Msg("endpoint added")
+	if p.Balance != nil {
+		a.bal.ask(created.ID)
+	}
 	writeJSON(w, http.StatusCreated, reply(created))
 	return nil
 }
@@ -168,6 +181,11 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		if err := in.validate(false); err != nil {
 			return err
 		}
+		if in.BaseURL == nil {
+			if err := in.checkBalance(before.BaseURL); err != nil {
+				return err
+			}
+		}
 		p, err := in.patch()
 		if err != nil {
 			return err
@@ -190,6 +208,9 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 	})
 	if err != nil {
 		return err
+	}
+	if in.Balance != nil {
+		a.bal.ask(id)
 	}
 	writeJSON(w, http.StatusOK, reply(updated))
 	return nil

@@ -19,6 +19,8 @@ type Preset struct {
 	Models   []string          `json:"models"`
 	ModelMap map[string]string `json:"model_map"`
 	KeyHint  string            `json:"key_hint"`
+	// Balance is the balance template the preset picks (docs/BEHAVIOUR.md#balance); "" for none.
+	Balance string `json:"balance,omitempty"`
 	// Source is the documentation the row came from; Date when ccmesh
 	// recorded it.
 	Source string `json:"source"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/proxy"
 )
 
@@ -31,6 +32,9 @@ func TestPresets(t *testing.T) {
 		}
 		if !strings.HasPrefix(p.Source, "https://") {
 			t.Errorf("%s: source %q", p.ID, p.Source)
+		}
+		if field, msg := (balance.Connector{Template: p.Balance}).Check(p.BaseURL); field != "" {
+			t.Errorf("%s: balance template %q: %s", p.ID, p.Balance, msg)
 		}
 	}
 	h := newHarness(t)

@@ -45,6 +45,10 @@ type Settings struct {
 	// log writer's 64 MiB queue budget for captures.
 	CaptureBodyBytes  int64 `json:"capture_body_bytes" range:"1024,16777216,1 KiB to 16 MiB"`
 	CaptureTotalBytes int64 `json:"capture_total_bytes" range:"1048576,17179869184,1 MiB to 16 GiB"`
+	// BalanceRefreshMinutes is how often endpoints' balance connectors are
+	// read (docs/BEHAVIOUR.md#balance); 0 is never (on demand and after a
+	// quota error only).
+	BalanceRefreshMinutes int `json:"balance_refresh_minutes" range:"0,1440,0 (never) to 24 h"`
 	// Prices are the user's price rows, tried before the shipped ones
 	// (docs/BEHAVIOUR.md#cost); PUT /api/prices replaces them, and so does
 	// a PUT /api/settings that gives them.
@@ -62,18 +66,19 @@ type BreakerProfiles struct {
 // DefaultSettings are the settings of a new database.
 func DefaultSettings() Settings {
 	return Settings{
-		Strategy:           proxy.Strategies[0],
-		FirstByteTimeoutMs: 60_000,
-		IdleTimeoutMs:      90_000,
-		MaxBodyBytes:       64 << 20,
-		LogRetentionRows:   50_000,
-		LogRetentionDays:   14,
-		Notifications:      true,
-		Language:           "en",
-		Capture:            proxy.CaptureOff,
-		CaptureBodyBytes:   proxy.DefaultCaptureBody,
-		CaptureTotalBytes:  store.DefaultCaptureTotal,
-		Prices:             []PriceRow{},
+		Strategy:              proxy.Strategies[0],
+		FirstByteTimeoutMs:    60_000,
+		IdleTimeoutMs:         90_000,
+		MaxBodyBytes:          64 << 20,
+		LogRetentionRows:      50_000,
+		LogRetentionDays:      14,
+		Notifications:         true,
+		Language:              "en",
+		Capture:               proxy.CaptureOff,
+		CaptureBodyBytes:      proxy.DefaultCaptureBody,
+		CaptureTotalBytes:     store.DefaultCaptureTotal,
+		BalanceRefreshMinutes: 10,
+		Prices:                []PriceRow{},
 	}
 }
 

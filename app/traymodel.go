@@ -72,6 +72,10 @@ type trayText struct {
 	// Desktop notifications of a breaker opening (%s the endpoint, then
 	// the reason) and closing (%s the endpoint).
 	openedTitle, opened, closedTitle, closed string
+	// The lowest balance on the status line (%s the amount, the
+	// endpoint), and the notification of one going under its threshold
+	// (%s the endpoint, then the amount).
+	lowest, lowTitle, low string
 }
 
 var trayWords = map[string]trayText{
@@ -92,6 +96,8 @@ var trayWords = map[string]trayText{
 		causes:      map[string]string{"force_open": "forced open", "force_close": "forced closed"},
 		openedTitle: "ccmesh: %s is unhealthy", opened: "Its circuit breaker opened (%s); requests go to the other endpoints.",
 		closedTitle: "ccmesh: %s is healthy again", closed: "Its circuit breaker closed.",
+		lowest:   "lowest %s (%s)",
+		lowTitle: "ccmesh: %s is running low", low: "%s left: top it up before requests fail.",
 	},
 	"zh-CN": {
 		labels: TrayLabels{Open: "打开 ccmesh", Pause: "暂停代理", PauseFor: "暂停 15 分钟",
@@ -110,6 +116,8 @@ var trayWords = map[string]trayText{
 		causes:      map[string]string{"force_open": "手动熔断", "force_close": "手动恢复"},
 		openedTitle: "ccmesh：%s 已熔断", opened: "熔断器已打开（%s）；请求改走其他端点。",
 		closedTitle: "ccmesh：%s 已恢复健康", closed: "熔断器已关闭。",
+		lowest:   "最低余额 %s（%s）",
+		lowTitle: "ccmesh：%s 余额不足", low: "剩余 %s：请在请求失败前充值。",
 	},
 }
 
@@ -142,6 +150,9 @@ func (a *App) trayView(now time.Time) TrayView {
 	pause := a.pause.load()
 	v := TrayView{Labels: w.labels, Paused: pause.on, PauseItem: w.labels.Pause}
 	v.Status = fmt.Sprintf("%s · %d/%d %s · %s", a.opts.Listen, healthy, len(hs), w.healthy, todayWords(lang, a.today.get(now)))
+	if low, ok := a.bal.lowest(); ok {
+		v.Status += " · " + fmt.Sprintf(w.lowest, balanceWords(*low.Reading), low.Endpoint)
+	}
 	switch {
 	case pause.on && !pause.until.IsZero():
 		v.PauseItem = fmt.Sprintf(w.resumeAt, pause.until.In(time.Local).Format("15:04"))

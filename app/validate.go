@@ -202,6 +202,11 @@ func (in *endpointInput) validate(create bool) *apiError {
 			return err
 		}
 	}
+	if in.BaseURL != nil {
+		if err := in.checkBalance(*in.BaseURL); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

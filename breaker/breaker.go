@@ -39,6 +39,9 @@ type Breaker struct {
 	openedAt time.Time
 	until    time.Time
 	gen      uint64
+	// byBalance: a balance reading opened it (BalanceOpen), so a reading
+	// with credit closes it; with a zero until it holds until then.
+	byBalance bool
 
 	probeOut      bool
 	probeTicket   uint64 // tells a re-issued probe from an expired one
@@ -159,7 +162,7 @@ func (b *Breaker) WouldBeAvailable(now time.Time) bool {
 	case HalfOpen:
 		return !b.probeOut || now.After(b.probeDeadline)
 	}
-	return b.reason != Manual && !now.Before(b.until)
+	return !b.held() && !now.Before(b.until)
 }
 
 // View returns the breaker as routing and the UI see it at now. Reading
@@ -180,7 +183,8 @@ func (b *Breaker) View(now time.Time) View {
 		OpenedAt:      b.openedAt,
 		Until:         b.until,
 		ProbeInFlight: b.state == HalfOpen && b.probeOut && !now.After(b.probeDeadline),
-		ProbeDue:      b.state == Open && b.reason != Manual && !now.Before(b.until),
+		ProbeDue:      b.state == Open && !b.held() && !now.Before(b.until),
+		Balance:       b.byBalance,
 		Counts: Counts{
 			ConsecutiveFailures: b.consecutiveFailures,
 			HalfOpenSuccesses:   b.halfOpenSuccesses,
@@ -310,7 +314,7 @@ func (b *Breaker) allDisabled() bool {
 // Until) becomes HalfOpen. Open(Manual) has no cooldown.
 func (b *Breaker) advance(now time.Time) notice {
 	b.expireProbe(now)
-	if b.state != Open || b.reason == Manual || now.Before(b.until) {
+	if b.state != Open || b.held() || now.Before(b.until) {
 		return notice{}
 	}
 	b.state = HalfOpen
@@ -450,6 +454,7 @@ func (b *Breaker) cooldown(st *Settings, reason Reason, retryAfter time.Duration
 // enterOpen moves to Open with reason for d (Manual: no end).
 func (b *Breaker) enterOpen(reason Reason, now time.Time, d time.Duration) {
 	b.state, b.reason = Open, reason
+	b.byBalance = false
 	b.openedAt = now
 	b.until = time.Time{}
 	if reason != Manual {
@@ -464,6 +469,7 @@ func (b *Breaker) enterOpen(reason Reason, now time.Time, d time.Duration) {
 func (b *Breaker) resetAll() {
 	b.state, b.reason = Closed, ReasonNone
 	b.openedAt, b.until = time.Time{}, time.Time{}
+	b.byBalance = false
 	b.probeOut = false
 	b.consecutiveFailures, b.halfOpenSuccesses, b.reopens = 0, 0, 0
 	b.win.reset()

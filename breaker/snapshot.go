@@ -32,6 +32,7 @@ func (b *Breaker) Restore(s Snapshot) {
 	b.consecutiveFailures = s.ConsecutiveFailures
 	b.halfOpenSuccesses = s.HalfOpenSuccesses
 	b.reopens = s.Reopens
+	b.byBalance = s.Balance
 	b.gen++
 	var n notice
 	if from != s.State || fromReason != s.Reason {
@@ -59,6 +60,7 @@ func sanitizeSnapshot(s Snapshot) Snapshot {
 	s.ConsecutiveFailures = max(s.ConsecutiveFailures, 0)
 	s.HalfOpenSuccesses = max(s.HalfOpenSuccesses, 0)
 	s.Reopens = max(s.Reopens, 0)
+	s.Balance = s.Balance && s.State != Closed && s.Reason == QuotaExhausted
 	return s
 }
 
@@ -71,5 +73,6 @@ func (b *Breaker) snapshotLocked() Snapshot {
 		ConsecutiveFailures: b.consecutiveFailures,
 		HalfOpenSuccesses:   b.halfOpenSuccesses,
 		Reopens:             b.reopens,
+		Balance:             b.byBalance,
 	}
 }

@@ -162,6 +162,9 @@ const (
 	CauseForceOpen
 	CauseForceClose
 	CauseRestore
+	// CauseBalance: a balance reading opened the breaker (nothing left)
+	// or closed one it had opened (credit again).
+	CauseBalance
 )
 
 func (c Cause) String() string {
@@ -174,6 +177,8 @@ func (c Cause) String() string {
 		return "force_close"
 	case CauseRestore:
 		return "restore"
+	case CauseBalance:
+		return "balance"
 	}
 	return "unknown"
 }
@@ -188,6 +193,9 @@ type Snapshot struct {
 	ConsecutiveFailures int
 	HalfOpenSuccesses   int
 	Reopens             int // probe failures in a row (docs/BEHAVIOUR.md#repeated-failure escalation)
+	// Balance: a balance reading opened it (QuotaExhausted only); a zero
+	// Until then holds it until a reading shows credit.
+	Balance bool
 }
 
 // Transition is passed to the Set's OnTransition callback, outside any lock.
@@ -228,7 +236,9 @@ type View struct {
 	// ProbeDue: Open, and its cooldown is over; the next request that
 	// considers it turns it HalfOpen and probes.
 	ProbeDue bool
-	Counts   Counts
+	// Balance: a balance reading holds it Open (docs/BEHAVIOUR.md#balance).
+	Balance bool
+	Counts  Counts
 }
 
 var (
@@ -276,7 +286,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 func (c Cause) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 func (c *Cause) UnmarshalText(b []byte) error {
-	return parseWord(b, c, "cause", CauseRequest, CauseForceOpen, CauseForceClose, CauseRestore)
+	return parseWord(b, c, "cause", CauseRequest, CauseForceOpen, CauseForceClose, CauseRestore, CauseBalance)
 }
 
 // parseWord sets *dst to the value of values whose String is b.

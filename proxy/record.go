@@ -119,6 +119,8 @@ type Excluded struct {
 	BreakerReason breaker.Reason `json:"breaker_reason,omitempty"`
 	ProbeInFlight bool           `json:"probe_in_flight,omitempty"`
 	Until         time.Time      `json:"until,omitzero"`
+	// Balance: a balance reading holds the breaker open (docs/BEHAVIOUR.md#balance).
+	Balance bool `json:"balance,omitempty"`
 }
 
 // Attempt is one upstream attempt in the failover history.

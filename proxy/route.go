@@ -282,7 +282,7 @@ func (q *request) decide(now time.Time, peek bool) decision {
 		v := b.View(now)
 		d.byBreaker++
 		d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: ExcludedBreaker,
-			State: v.State, BreakerReason: v.Reason, ProbeInFlight: v.State == breaker.HalfOpen, Until: v.Until})
+			State: v.State, BreakerReason: v.Reason, ProbeInFlight: v.State == breaker.HalfOpen, Until: v.Until, Balance: v.Balance})
 		until := v.Until
 		switch {
 		case v.Reason != breaker.RateLimited:
@@ -336,6 +336,8 @@ func describeHeld(x Excluded) string {
 		return "half_open_probe_in_flight"
 	case x.BreakerReason == breaker.ReasonNone:
 		return x.State.String()
+	case x.Balance:
+		return x.State.String() + " (" + x.BreakerReason.String() + ", balance)"
 	}
 	return x.State.String() + " (" + x.BreakerReason.String() + ")"
 }

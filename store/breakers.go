@@ -14,20 +14,20 @@ import (
 // upsertBreakerState is the statement that stores a breaker state,
 // replacing the last one of its endpoint.
 const upsertBreakerState = `INSERT INTO breaker_state (endpoint_id, state, reason,
-	opened_at, until, consecutive_failures, half_open_successes, reopens, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	opened_at, until, consecutive_failures, half_open_successes, reopens, balance, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (endpoint_id) DO UPDATE SET state = excluded.state,
 		reason = excluded.reason, opened_at = excluded.opened_at, until = excluded.until,
 		consecutive_failures = excluded.consecutive_failures,
 		half_open_successes = excluded.half_open_successes,
-		reopens = excluded.reopens, updated_at = excluded.updated_at`
+		reopens = excluded.reopens, balance = excluded.balance, updated_at = excluded.updated_at`
 
 func breakerStateArgs(s BreakerState, now time.Time) []any {
 	if s.UpdatedAt.IsZero() {
 		s.UpdatedAt = now
 	}
 	return []any{s.EndpointID, s.State, s.Reason, toMillis(s.OpenedAt), toMillis(s.Until),
-		s.ConsecutiveFailures, s.HalfOpenSuccesses, s.Reopens, toMillis(s.UpdatedAt)}
+		s.ConsecutiveFailures, s.HalfOpenSuccesses, s.Reopens, s.Balance, toMillis(s.UpdatedAt)}
 }
 
 const insertBreakerEvent = `INSERT INTO breaker_events (at, endpoint_id, endpoint,
@@ -99,11 +99,11 @@ func (db *DB) LoadBreakerStates(ctx context.Context) ([]BreakerState, error) {
 			openedAt, until, updated int64
 		)
 		err := rows.Scan(&s.EndpointID, &s.State, &s.Reason, &openedAt, &until,
-			&s.ConsecutiveFailures, &s.HalfOpenSuccesses, &s.Reopens, &updated)
+			&s.ConsecutiveFailures, &s.HalfOpenSuccesses, &s.Reopens, &s.Balance, &updated)
 		s.OpenedAt, s.Until, s.UpdatedAt = fromMillis(openedAt), fromMillis(until), fromMillis(updated)
 		return s, err
 	}, `SELECT endpoint_id, state, reason, opened_at, until,
-		consecutive_failures, half_open_successes, reopens, updated_at
+		consecutive_failures, half_open_successes, reopens, balance, updated_at
 		FROM breaker_state ORDER BY endpoint_id`)
 }
 

@@ -141,6 +141,7 @@ var endpointFields = []endpointField{
 	plain("hedge_after_ms", func(e *Endpoint) *int64 { return &e.HedgeAfterMs }, func(p *EndpointPatch) **int64 { return &p.HedgeAfterMs }),
 	list("drops", func(e *Endpoint) *[]EndpointDrop { return &e.Drops }, func(p *EndpointPatch) **[]EndpointDrop { return &p.Drops }),
 	plain("on_model_mismatch", func(e *Endpoint) *string { return &e.OnModelMismatch }, func(p *EndpointPatch) **string { return &p.OnModelMismatch }),
+	document("balance", func(e *Endpoint) *json.RawMessage { return &e.Balance }, func(p *EndpointPatch) **json.RawMessage { return &p.Balance }),
 }
 
 // The statements made of endpointFields.

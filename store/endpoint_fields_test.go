@@ -29,6 +29,7 @@ var everyField = map[string]any{
 	"Drops": []EndpointDrop{{Drop: "context_management", At: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC),
 		Error: "400: context_management: Extra inputs are not permitted", Source: "learned"}},
 	"OnModelMismatch": "fail",
+	"Balance":         json.RawMessage(`{"template":"relay","low_threshold":5}`),
 }
 
 // fullPatch is everyField as an EndpointPatch; it fails t for a patch field

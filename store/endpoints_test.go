@@ -26,7 +26,7 @@ func TestCreateEndpointDefaults(t *testing.T) {
 		ID: a.ID, Name: "alpha", BaseURL: "https://relay.example/api", APIKey: "sk-secret",
 		Protocol: "anthropic", Auth: "", Models: []string{}, ModelMap: map[string]string{},
 		Enabled: true, SortOrder: 0, BreakerOverrides: json.RawMessage("{}"), PriceMultiplier: 1, HedgeAfterMs: -1, Drops: []EndpointDrop{},
-		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+		Balance: json.RawMessage("{}"), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
 	}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("created\n got %+v\nwant %+v", a, want)

@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -184,7 +185,9 @@ func TestMigrateEndpointIDsAutoincrement(t *testing.T) {
 	if after := oldEndpoints(t, db.sql); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("endpoints changed by the migration\nbefore %+v\nafter  %+v", before, after)
 	}
-	if got := referencing(t, db.sql); fmt.Sprint(got) != fmt.Sprint(refs) {
+	got := referencing(t, db.sql)
+	maps.DeleteFunc(got, func(table, _ string) bool { _, had := refs[table]; return !had }) // added by later migrations
+	if fmt.Sprint(got) != fmt.Sprint(refs) {
 		t.Errorf("references to endpoints after the migration = %v, want %v", got, refs)
 	}
 	for table, col := range refs {

@@ -28,6 +28,7 @@ type Endpoint struct {
 	HedgeAfterMs     int64             `json:"hedge_after_ms"`    // its own hedge delay (docs/BEHAVIOUR.md#hedging); -1: the setting's
 	Drops            []EndpointDrop    `json:"drops"`             // parts of a request it refuses (docs/BEHAVIOUR.md#refused-fields)
 	OnModelMismatch  string            `json:"on_model_mismatch"` // "" (record) | record | fail (docs/BEHAVIOUR.md#the-answers-model)
+	Balance          json.RawMessage   `json:"balance"`           // its balance connector, a JSON object; {} when none (docs/BEHAVIOUR.md#balance)
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
@@ -55,6 +56,7 @@ type EndpointPatch struct {
 	HedgeAfterMs     *int64             `json:"hedge_after_ms" range:"-1,600000"`    // default -1: the setting's
 	Drops            *[]EndpointDrop    `json:"drops"`
 	OnModelMismatch  *string            `json:"on_model_mismatch"`
+	Balance          *json.RawMessage   `json:"balance"`
 }
 
 // EndpointDrop is one part of a request an endpoint refuses and gets
@@ -79,6 +81,7 @@ type BreakerState struct {
 	ConsecutiveFailures int       `json:"consecutive_failures"`
 	HalfOpenSuccesses   int       `json:"half_open_successes"`
 	Reopens             int       `json:"reopens"`
+	Balance             bool      `json:"balance"` // a balance reading holds it open (docs/BEHAVIOUR.md#balance)
 	UpdatedAt           time.Time `json:"updated_at"`
 }
 
@@ -88,7 +91,7 @@ type BreakerEvent struct {
 	At         time.Time `json:"at"`
 	EndpointID int64     `json:"endpoint_id"`
 	Endpoint   string    `json:"endpoint"`
-	Cause      string    `json:"cause"` // request | force_open | force_close | restore
+	Cause      string    `json:"cause"` // request | force_open | force_close | restore | balance
 	From       string    `json:"from"`
 	To         string    `json:"to"`
 	Reason     string    `json:"reason"`

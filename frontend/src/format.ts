@@ -76,3 +76,22 @@ export function prettyJSON(text: string): { text: string; json: boolean } {
     return { text, json: false };
   }
 }
+
+/** An amount of a balance in its unit (docs/BEHAVIOUR.md#balance): $12.30, ¥40.00, 1,200 tokens, 60 %. */
+export function formatBalance(v: number, unit: string, lang: string): string {
+  switch (unit) {
+    case 'USD':
+    case 'CNY':
+      return new Intl.NumberFormat(lang, { style: 'currency', currency: unit, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v);
+    case 'percent':
+      return `${formatNumber(Math.round(v * 10) / 10, lang)} %`;
+    case 'tokens':
+      return `${formatCompact(Math.round(v), lang)} tokens`;
+  }
+  return formatNumber(v, lang);
+}
+
+/** How long ago an ISO time was, in whole minutes, hours or days. */
+export function minutesAgo(iso: string, now: number): number {
+  return Math.max(0, Math.floor((now - Date.parse(iso)) / 60_000));
+}

@@ -13,6 +13,9 @@ import type {
   Explanation,
   ExportRequest,
   FetchModelsReply,
+  BalanceReply,
+  BalancesReply,
+  BalanceTemplatesReply,
   Health,
   Id,
   ImportReport,
@@ -183,6 +186,22 @@ export class ApiClient {
 
   fetchModels(id: Id): Promise<FetchModelsReply> {
     return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/fetch-models`);
+  }
+
+  balance(id: Id): Promise<BalanceReply> {
+    return this.call('GET', `/api/endpoints/${encodeURIComponent(String(id))}/balance`);
+  }
+
+  refreshBalance(id: Id): Promise<BalanceReply> {
+    return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/balance`);
+  }
+
+  balances(): Promise<BalancesReply> {
+    return this.call('GET', '/api/balances');
+  }
+
+  balanceTemplates(): Promise<BalanceTemplatesReply> {
+    return this.call('GET', '/api/balance-templates');
   }
 
   health(): Promise<Health[]> {

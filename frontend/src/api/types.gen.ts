@@ -7,7 +7,7 @@ export type AttemptOutcome = "success" | "failure" | "neutral";
 export type AuthMode = "auto" | "x-api-key" | "bearer";
 
 /** Go: breaker.Cause */
-export type BreakerCause = "request" | "force_open" | "force_close" | "restore";
+export type BreakerCause = "request" | "force_open" | "force_close" | "restore" | "balance";
 
 /** Go: breaker.Reason */
 export type BreakerReason = "" | "broken" | "rate_limited" | "quota_exhausted" | "manual";
@@ -71,6 +71,35 @@ export interface Attempt {
   dropped?: string[];
   refused?: string;
   model_answered?: string;
+}
+
+/** Go: app.BalanceReply */
+export interface BalanceReply {
+  endpoint_id: number;
+  endpoint: string;
+  connector: string;
+  reading: Reading | null;
+  low: boolean;
+  low_threshold: number | null;
+}
+
+/** Go: app.BalanceTemplatesReply */
+export interface BalanceTemplatesReply {
+  templates: Template[];
+  units: string[];
+}
+
+/** Go: app.BalanceTotal */
+export interface BalanceTotal {
+  unit: string;
+  remaining: number;
+  endpoints: number;
+}
+
+/** Go: app.BalancesReply */
+export interface BalancesReply {
+  balances: BalanceReply[];
+  totals: BalanceTotal[];
 }
 
 /** Go: store.BreakerEvent */
@@ -169,6 +198,20 @@ export interface CodexApplied {
   backup: string;
 }
 
+/** Go: balance.Connector */
+export interface Connector {
+  template?: string;
+  method?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  paths?: Paths;
+  unit?: string;
+  multiplier?: number;
+  other_host?: boolean;
+  low_threshold?: number;
+}
+
 /** Go: app.CurlReply */
 export interface CurlReply {
   command: string;
@@ -212,6 +255,7 @@ export interface EndpointPatch {
   hedge_after_ms: number | null;
   drops: EndpointDrop[] | null;
   on_model_mismatch: OnModelMismatch | null;
+  balance: Connector | null;
 }
 
 /** Go: app.EndpointReply */
@@ -232,6 +276,7 @@ export interface EndpointReply {
   hedge_after_ms: number;
   drops: EndpointDrop[];
   on_model_mismatch: OnModelMismatch;
+  balance: Connector;
   created_at: string;
   updated_at: string;
   api_key_masked: string;
@@ -247,6 +292,7 @@ export interface Excluded {
   breaker_reason?: BreakerReason;
   probe_in_flight?: boolean;
   until?: string;
+  balance?: boolean;
 }
 
 /** Go: proxy.Explanation */
@@ -352,6 +398,15 @@ export interface LogUsage {
   estimated: boolean;
 }
 
+/** Go: balance.Paths */
+export interface Paths {
+  remaining?: string;
+  used?: string;
+  total?: string;
+  unit?: string;
+  reset_at?: string;
+}
+
 /** Go: app.Preset */
 export interface Preset {
   id: string;
@@ -362,6 +417,7 @@ export interface Preset {
   models: string[];
   model_map: Record<string, string>;
   key_hint: string;
+  balance?: string;
   source: string;
   date: string;
 }
@@ -397,6 +453,20 @@ export interface PriceRowReply {
 /** Go: app.PricesReply */
 export interface PricesReply {
   rows: PriceRowReply[];
+}
+
+/** Go: balance.Reading */
+export interface Reading {
+  remaining: number | null;
+  used: number | null;
+  total: number | null;
+  unit: string;
+  unlimited?: boolean;
+  reset_at?: string;
+  at: string;
+  template?: string;
+  error?: string;
+  status?: number;
 }
 
 /** Go: store.RequestLog */
@@ -478,6 +548,7 @@ export interface Settings {
   capture: CaptureMode;
   capture_body_bytes: number;
   capture_total_bytes: number;
+  balance_refresh_minutes: number;
   prices: PriceRow[];
 }
 
@@ -547,6 +618,13 @@ export interface SyncSide {
   modified_at: string | null;
   exported_at: string | null;
   endpoints: number;
+}
+
+/** Go: balance.Template */
+export interface Template {
+  name: string;
+  title: string;
+  source: string;
 }
 
 /** Go: app.TestResult */

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { BalanceTile } from './BalanceTile';
 import { useTranslation } from 'react-i18next';
 import { Plus } from 'lucide-react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
@@ -152,6 +153,7 @@ function Overview() {
             </div>
           )}
         </div>
+        <BalanceTile refreshAt={Math.max(0, ...Object.values(health.at))} />
       </div>
 
       <h3>{t('dashboard.chart')}</h3>

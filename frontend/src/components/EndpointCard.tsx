@@ -7,6 +7,7 @@ import { formatPercent, formatTime } from '../format';
 import { BreakerHistory } from './BreakerHistory';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Countdown } from './Countdown';
+import { EndpointBalance } from './EndpointBalance';
 import { EndpointDrops } from './EndpointDrops';
 import { StatusBadge } from './StatusBadge';
 import { protocolLabel } from '../words';
@@ -100,6 +101,7 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           </div>
         )}
       </dl>
+      <EndpointBalance endpoint={ep} healthAt={healthAt} />
       <EndpointDrops endpoint={ep} busy={!!busy} onSave={(drops, done) => void run('drops', async () => {
         onChanged(await api.updateEndpoint(ep.id, { drops }));
         return { kind: 'ok', text: done };

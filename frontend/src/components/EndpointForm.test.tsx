@@ -92,6 +92,7 @@ describe('endpoint form', () => {
       breaker_overrides: { failure_threshold: 3 },
       price_multiplier: 1,
       hedge_after_ms: -1,
+      balance: {},
     });
     expect(container.innerHTML).not.toContain(secret);
     expect(screen.getByTestId('endpoint-card-glm')).toHaveTextContent('sk-…a1b2');

@@ -1,9 +1,9 @@
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
-import type { AuthMode, BreakerOverrides, Endpoint, EndpointInput, OnModelMismatch, Preset, Protocol } from '../api/types';
+import type { AuthMode, BreakerOverrides, Connector, Endpoint, EndpointInput, OnModelMismatch, Preset, Protocol, Template } from '../api/types';
 import { protocolLabel } from '../words';
 import { EndpointServes } from './EndpointServes';
 
@@ -39,6 +39,10 @@ interface Draft {
   hedge_after_ms: string;
   on_model_mismatch: OnModelMismatch;
   mismatch_was: OnModelMismatch; // the endpoint's, when editing
+  /** '' none, a template's name, or 'custom' (balance_custom, a JSON connector). */
+  balance_template: string;
+  balance_custom: string;
+  balance_low: string;
 }
 
 /** The limits of an endpoint's price_multiplier (docs/BEHAVIOUR.md#endpoints). */
@@ -63,6 +67,7 @@ export function draftOfPreset(p: Preset, name: string): Draft {
     auth: (AUTHS as string[]).includes(p.auth) ? (p.auth as AuthMode) : d.auth,
     models: (p.models ?? []).join('\n'),
     model_map: mapText(p.model_map ?? {}),
+    balance_template: p.balance ?? '',
   };
 }
 
@@ -94,7 +99,38 @@ function draftOf(ep?: Endpoint): Draft {
     hedge_after_ms: ep && ep.hedge_after_ms >= 0 ? String(ep.hedge_after_ms) : '',
     on_model_mismatch: ep?.on_model_mismatch || 'record',
     mismatch_was: ep?.on_model_mismatch || 'record',
+    ...balanceDraft(ep?.balance),
   };
+}
+
+/** The form's balance fields of a stored connector (docs/BEHAVIOUR.md#balance). */
+function balanceDraft(c?: Connector | null): Pick<Draft, 'balance_template' | 'balance_custom' | 'balance_low'> {
+  const low = c?.low_threshold === undefined || c?.low_threshold === null ? '' : String(c.low_threshold);
+  if (!c || (!c.template && !c.url)) return { balance_template: '', balance_custom: '', balance_low: low };
+  if (c.template) return { balance_template: c.template, balance_custom: '', balance_low: low };
+  const custom: Connector = { ...c };
+  delete custom.low_threshold;
+  return { balance_template: 'custom', balance_custom: JSON.stringify(custom, null, 2), balance_low: low };
+}
+
+/** The connector the balance fields describe, or the field that is wrong. */
+export function buildBalance(d: Draft, t: TFunction): { connector?: Connector; error?: [string, string] } {
+  const low = d.balance_low.trim() === '' ? undefined : Number(d.balance_low.trim());
+  if (low !== undefined && (!Number.isFinite(low) || low < 0)) return { error: ['balance.low_threshold', t('form.badNumber')] };
+  let c: Connector = {};
+  if (d.balance_template === 'custom') {
+    try {
+      const parsed: unknown = JSON.parse(d.balance_custom || '{}');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+      c = parsed as Connector;
+    } catch {
+      return { error: ['balance', t('form.badBalanceJSON')] };
+    }
+  } else if (d.balance_template) {
+    c = { template: d.balance_template };
+  }
+  if (low !== undefined) c.low_threshold = low;
+  return { connector: c };
 }
 
 type Errors = Record<string, string>;
@@ -148,6 +184,8 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
   // Empty is the setting's delay (-1); 0 never races this endpoint.
   const hedge = d.hedge_after_ms.trim() === '' ? -1 : Number(d.hedge_after_ms.trim());
   if (!Number.isInteger(hedge) || hedge < -1 || hedge > 600000) errors.hedge_after_ms = t('form.badHedge');
+  const bal = buildBalance(d, t);
+  if (bal.error) errors[bal.error[0]] = bal.error[1];
 
   if (Object.keys(errors).length) return { errors };
   const input: EndpointInput = {
@@ -162,6 +200,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     breaker_overrides: overrides,
     price_multiplier: multiplier,
     hedge_after_ms: hedge,
+    balance: bal.connector,
   };
   // Sent only when it is not the default, or to go back to it.
   if (d.on_model_mismatch !== 'record' || d.mismatch_was !== 'record') input.on_model_mismatch = d.on_model_mismatch;
@@ -188,6 +227,16 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
   const [busy, setBusy] = useState(false);
 
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((prev) => ({ ...prev, [k]: v }));
+  const [templates, setTemplates] = useState<Template[]>([]);
+  useEffect(() => {
+    let live = true;
+    api.balanceTemplates().then((r) => live && setTemplates(r.templates), () => {});
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  // A connector's error from the server names a field inside it; it is shown under the connector.
+  const balanceErr = Object.entries(errors).find(([k]) => (k === 'balance' || k.startsWith('balance.')) && k !== 'balance.low_threshold')?.[1];
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -307,6 +356,29 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
           <option value="fail">{t('form.onMismatchFail')}</option>
         </select>
       ), t('form.onMismatchHint'))}
+      <div className={`field${balanceErr ? ' field-error' : ''}`}>
+        <label htmlFor={id('balance')}>{t('form.balance')}</label>
+        <select id={id('balance')} data-testid="balance-template" value={d.balance_template} aria-invalid={balanceErr ? true : undefined}
+          onChange={(e) => set('balance_template', e.target.value)}>
+          <option value="">{t('form.balanceNone')}</option>
+          {templates.map((tp) => <option key={tp.name} value={tp.name}>{tp.title}</option>)}
+          {d.balance_template && d.balance_template !== 'custom' && !templates.some((tp) => tp.name === d.balance_template) && (
+            <option value={d.balance_template}>{d.balance_template}</option>
+          )}
+          <option value="custom">{t('form.balanceCustom')}</option>
+        </select>
+        <small>{t('form.balanceHint')}</small>
+        {d.balance_template === 'custom' && (
+          <textarea aria-label={t('form.balanceCustom')} rows={6} className="mono" value={d.balance_custom}
+            placeholder={'{"url":"{{origin}}/api/balance","headers":{"Authorization":"Bearer {{key}}"},"paths":{"remaining":"data.left"},"unit":"USD"}'}
+            onChange={(e) => set('balance_custom', e.target.value)} />
+        )}
+        {balanceErr && <span className="error" role="alert">{balanceErr}</span>}
+      </div>
+      {d.balance_template && field('balance.low_threshold', t('form.balanceLow'), (
+        <input {...aria('balance.low_threshold', t('form.balanceLowHint'))} inputMode="decimal" className="narrow" value={d.balance_low}
+          onChange={(e) => set('balance_low', e.target.value)} />
+      ), t('form.balanceLowHint'))}
       <div className="switches">
         <label className="check">
           <input type="checkbox" role="switch" checked={d.enabled} onChange={(e) => set('enabled', e.target.checked)} /> {t('form.enabled')}
@@ -342,5 +414,5 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
 const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'on_model_mismatch', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
 
 function fieldKnown(f: string): boolean {
-  return KNOWN.has(f);
+  return KNOWN.has(f) || f === 'balance' || f.startsWith('balance.');
 }

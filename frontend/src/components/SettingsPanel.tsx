@@ -13,7 +13,7 @@ import { SyncPanel } from './SyncPanel';
 
 const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session'];
 const CAPTURE_MODES: CaptureMode[] = ['off', 'errors', 'all'];
-const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'hedge_after_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days'] as const;
+const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'hedge_after_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days', 'balance_refresh_minutes'] as const;
 const CAPTURE_CAPS = ['capture_body_bytes', 'capture_total_bytes'] as const;
 type NumberField = (typeof NUMBERS)[number] | (typeof CAPTURE_CAPS)[number];
 const NUMBER_LABEL: Record<NumberField, string> = {
@@ -23,6 +23,7 @@ const NUMBER_LABEL: Record<NumberField, string> = {
   max_body_bytes: 'settings.maxBody',
   log_retention_rows: 'settings.retentionRows',
   log_retention_days: 'settings.retentionDays',
+  balance_refresh_minutes: 'settings.balanceRefresh',
   capture_body_bytes: 'settings.captureBody',
   capture_total_bytes: 'settings.captureTotal',
 };

@@ -106,6 +106,7 @@ export function endpoint(over: Partial<Endpoint> & Pick<Endpoint, 'id' | 'name'>
     hedge_after_ms: -1,
     drops: [],
     on_model_mismatch: '',
+    balance: {},
     api_key_masked: '',
     has_key: false,
     created_at: '2026-11-30T08:00:00Z',
