@@ -123,7 +123,7 @@ func TestDropsLearnedAndKept(t *testing.T) {
 // everyEndpointField is a create body that sets every field of the
 // endpoint patch to a value other than its default; the test below fails
 // when the patch has a field it does not set.
-const everyEndpointField = `{"name":"every","base_url":"https://every.example/v1","api_key":"sk-every-0123456789","protocol":"openai-chat",
+const everyEndpointField = `{"name":"every","base_url":"http://127.0.0.1:9/v1","api_key":"sk-every-0123456789","protocol":"openai-chat",
 	"auth":"x-api-key","models":["gpt-*"],"model_map":{"claude-*":"gpt-5"},"enabled":false,"fast":true,"fast_sort_order":0,
 	"sort_order":3,"breaker_overrides":{"failure_threshold":3},"price_multiplier":0.25,"hedge_after_ms":1500,
 	"drops":[{"drop":"stream_options","source":"learned","at":"2026-12-01T10:00:00Z","error":"400: refused"}],"on_model_mismatch":"fail",
