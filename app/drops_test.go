@@ -36,17 +36,7 @@ func refusingRelay(t *testing.T, refused *atomic.Int32) *httptest.Server {
 
 func (h *harness) postClaudeCodeTurn(t *testing.T) int {
 	t.Helper()
-	logged := h.watchLog()
-	req, _ := http.NewRequest("POST", h.srv.URL+"/v1/messages", strings.NewReader(`{"model":"claude-sonnet-4-5","max_tokens":5,"context_management":{"edits":[]},"messages":[{"role":"user","content":"hi"}]}`))
-	req.Header.Set("anthropic-version", "2023-06-01")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	logged()
-	return res.StatusCode
+	return h.postLogged(t, `{"model":"claude-sonnet-4-5","max_tokens":5,"context_management":{"edits":[]},"messages":[{"role":"user","content":"hi"}]}`).StatusCode
 }
 
 // waitDrops polls the endpoint until its drops are n long.

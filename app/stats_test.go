@@ -15,8 +15,15 @@ import (
 // postMessages sends one Claude request through the proxy and drains it.
 func (h *harness) postMessages(t *testing.T, model string) *http.Response {
 	t.Helper()
+	return h.postLogged(t, `{"model":"`+model+`","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`)
+}
+
+// postLogged sends body to /v1/messages as a Claude client does, reads
+// the answer and waits for its log row.
+func (h *harness) postLogged(t *testing.T, body string) *http.Response {
+	t.Helper()
 	logged := h.watchLog()
-	req, _ := http.NewRequest("POST", h.srv.URL+"/v1/messages", strings.NewReader(`{"model":"`+model+`","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`))
+	req, _ := http.NewRequest("POST", h.srv.URL+"/v1/messages", strings.NewReader(body))
 	req.Header.Set("anthropic-version", "2023-06-01")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
