@@ -16,21 +16,20 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/ccmesh/ccmesh/bench/internal/proc"
 )
 
 const token = "hostile-admin-token"
@@ -78,34 +77,22 @@ func run(bin, name string) error {
 	}
 	up := httptest.NewServer(sc.upstream)
 	defer up.Close()
-	addr, err := freeAddr()
+	c, err := proc.Start(bin, token)
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "hostile")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command(bin, "--headless", "--listen", addr, "--data", dir, "--admin-token", token, "--log-level", "error")
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	base := "http://" + addr
-	if err := waitReady(base); err != nil {
-		return err
-	}
-	if err := admin(base, http.MethodPost, "/api/endpoints", fmt.Sprintf(
+	defer c.Stop()
+	cmd, base := c.Cmd, c.Base
+	if err := c.Admin(http.MethodPost, "/api/endpoints", fmt.Sprintf(
 		`{"name":"hostile","base_url":%q,"protocol":%q,"api_key":"sk-hostile-0123456789","models":["claude-*"]}`, up.URL, sc.protocol)); err != nil {
 		return err
 	}
 	if sc.settings != "" {
-		if err := admin(base, http.MethodPut, "/api/settings", sc.settings); err != nil {
+		if err := c.Admin(http.MethodPut, "/api/settings", sc.settings); err != nil {
 			return err
 		}
 	}
-	cpu0, hwm0, err := usage(cmd.Process.Pid)
+	cpu0, hwm0, err := proc.Usage(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -124,7 +111,7 @@ func run(bin, name string) error {
 		})
 	}
 	wg.Wait()
-	cpu1, hwm, err := usage(cmd.Process.Pid)
+	cpu1, hwm, err := proc.Usage(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -173,67 +160,4 @@ func flood(w http.ResponseWriter, r *http.Request) {
 func notFound(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"no such route"}}`, http.StatusNotFound)
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func waitReady(base string) error {
-	for range 400 {
-		if resp, err := http.Get(base + "/api/info"); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	return errors.New("ccmesh did not come up within 10 s")
-}
-
-func admin(base, method, path, body string) error {
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, b)
-	}
-	return nil
-}
-
-// usage is the process's CPU seconds so far (utime + stime, from
-// /proc/<pid>/stat) and its peak RSS in KiB (VmHWM).
-func usage(pid int) (cpu float64, hwmKiB int64, err error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("read CPU time: %w", err)
-	}
-	// Fields after the command name, which is in parentheses: utime and
-	// stime are the 14th and 15th fields of the line.
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	const ticks = 100 // USER_HZ on Linux
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("read peak RSS: %w", err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			_, err = fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &hwmKiB)
-		}
-	}
-	return (ut + st) / ticks, hwmKiB, err
 }

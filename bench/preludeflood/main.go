@@ -9,18 +9,15 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
-	"time"
+
+	"github.com/ccmesh/ccmesh/bench/internal/proc"
 )
 
 const (
@@ -41,28 +38,17 @@ func main() {
 func run(bin string) error {
 	up := httptest.NewServer(http.HandlerFunc(flood))
 	defer up.Close()
-	addr, err := freeAddr()
+	c, err := proc.Start(bin, token)
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "preludeflood")
-	if err != nil {
+	defer c.Stop()
+	cmd, base := c.Cmd, c.Base
+	if err := c.Admin(http.MethodPost, "/api/endpoints", fmt.Sprintf(
+		`{"name":"flood","base_url":%q,"protocol":"anthropic","api_key":"sk-flood-0123456789"}`, up.URL)); err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command(bin, "--headless", "--listen", addr, "--data", dir, "--admin-token", token, "--log-level", "error")
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	base := "http://" + addr
-	if err := waitReady(base); err != nil {
-		return err
-	}
-	if err := addEndpoint(base, up.URL); err != nil {
-		return err
-	}
-	before, err := peakRSS(cmd.Process.Pid)
+	before, err := proc.PeakRSS(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -73,7 +59,7 @@ func run(bin string) error {
 	}
 	body, _ := io.ReadAll(resp.Body) // what arrived is printed either way
 	resp.Body.Close()
-	after, err := peakRSS(cmd.Process.Pid)
+	after, err := proc.PeakRSS(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -95,58 +81,4 @@ func flood(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = rc.Flush()
 	}
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func waitReady(base string) error {
-	for range 200 {
-		if resp, err := http.Get(base + "/api/info"); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	return errors.New("ccmesh did not come up within 5 s")
-}
-
-func addEndpoint(base, upstream string) error {
-	req, err := http.NewRequest(http.MethodPost, base+"/api/endpoints", bytes.NewReader(fmt.Appendf(nil,
-		`{"name":"flood","base_url":%q,"protocol":"anthropic","api_key":"sk-flood-0123456789"}`, upstream)))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("add endpoint: %w", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		return fmt.Errorf("add endpoint: status %d", resp.StatusCode)
-	}
-	return nil
-}
-
-// peakRSS reads VmHWM (KiB) from /proc.
-func peakRSS(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read peak RSS: %w", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kib int64
-			_, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kib)
-			return kib, err
-		}
-	}
-	return 0, errors.New("no VmHWM in /proc status")
 }
