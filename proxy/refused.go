@@ -52,6 +52,9 @@ func (q *request) forward(e *endpoint) result {
 		res = q.forwardOnce(e)
 	}
 	q.adjusted = adjustNone
+	if adj == adjustNone && refusal != "" {
+		adj = adjustDropRefused
+	}
 	res.adjusted, res.dropped, res.refusal = adj, q.drops, refusal
 	if len(learned) > 0 && res.outcome.Kind == breaker.Success {
 		q.s.learn(e, learned, refusal)

@@ -91,8 +91,8 @@ func TestRefusedPartsLearned(t *testing.T) {
 		t.Fatalf("attempts %+v", rec.Attempts)
 	}
 	a := rec.Attempts[0]
-	if strings.Join(a.Dropped, " ") != "beta:context-management-2025-06-27 context_management" || !strings.Contains(a.Refused, "400: ") || a.BreakerCounted != true || a.ErrorType != "" {
-		t.Errorf("attempt: dropped %q refused %q counted %v error %q", a.Dropped, a.Refused, a.BreakerCounted, a.ErrorType)
+	if strings.Join(a.Dropped, " ") != "beta:context-management-2025-06-27 context_management" || !strings.Contains(a.Refused, "400: ") || a.BreakerCounted != true || a.ErrorType != "" || a.Adjusted != "drop_refused" {
+		t.Errorf("attempt: dropped %q refused %q adjusted %q counted %v error %q", a.Dropped, a.Refused, a.Adjusted, a.BreakerCounted, a.ErrorType)
 	}
 	mu.Lock()
 	if len(learned) != 2 || learned[0].Drop != "beta:context-management-2025-06-27" || learned[1].Drop != "context_management" || learned[0].Error == "" {
@@ -112,7 +112,7 @@ func TestRefusedPartsLearned(t *testing.T) {
 	if got := hdr.Get("Anthropic-Beta"); got != "claude-code-20250219" {
 		t.Errorf("second beta %q", got)
 	}
-	if rec := h.record(); strings.Join(rec.Attempts[0].Dropped, " ") != "beta:context-management-2025-06-27 context_management" || rec.Attempts[0].Refused != "" {
+	if rec := h.record(); strings.Join(rec.Attempts[0].Dropped, " ") != "beta:context-management-2025-06-27 context_management" || rec.Attempts[0].Refused != "" || rec.Attempts[0].Adjusted != "" {
 		t.Errorf("second attempt %+v", rec.Attempts[0])
 	}
 

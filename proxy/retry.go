@@ -27,6 +27,9 @@ const (
 	adjustStepEffort               // the reasoning effort one level lower
 	adjustDropEffort               // no reasoning effort at all
 	adjustMaxTokens                // no output limit, or a small one where required
+	// adjustDropRefused names, in the log, an attempt sent again without
+	// the parts its endpoint refused (refused.go); it changes nothing itself.
+	adjustDropRefused
 )
 
 // requiredMaxTokens is the output limit of a retry towards a protocol
@@ -43,6 +46,8 @@ func (a adjustment) String() string {
 		return "drop_effort"
 	case adjustMaxTokens:
 		return "lower_max_tokens"
+	case adjustDropRefused:
+		return "drop_refused"
 	}
 	return ""
 }

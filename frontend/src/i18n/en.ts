@@ -294,6 +294,7 @@ const en = {
     droppedTitle: 'Parts of the request this endpoint refuses, left out',
     refused: 'First try refused:',
     adjusted: {
+      drop_refused: 'retried without what the endpoint refused',
       strip_thinking: 'retried without thinking',
       step_down_effort: 'retried with lower effort',
       drop_effort: 'retried without effort',

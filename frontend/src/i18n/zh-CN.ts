@@ -293,6 +293,7 @@ const zhCN: Strings = {
     droppedTitle: '此端点拒绝的请求部分，已省略',
     refused: '第一次尝试被拒绝：',
     adjusted: {
+      drop_refused: '已去掉端点拒绝的部分重试',
       strip_thinking: '已去掉思考内容重试',
       step_down_effort: '已降低推理强度重试',
       drop_effort: '已去掉推理强度重试',
