@@ -1,4 +1,7 @@
-// English strings. zh-CN.ts must carry the same keys (a test checks).
+// English strings. zh-CN.ts must carry the same keys (a test checks). The catalogs of the API's closed
+// sets say which Go type they name (`satisfies`), so a value the API gains without a label fails tsc.
+import type { AttemptOutcome, ErrorType, StreamEnd } from '../api/types';
+
 const en = {
   app: {
     title: 'ccmesh',
@@ -302,8 +305,8 @@ const en = {
     },
     translatedTitle: 'Translated from the client’s protocol to the endpoint’s',
     state: { closed: 'closed', open: 'open', half_open: 'half-open' },
-    outcome: { success: 'success', failure: 'failure', neutral: 'neutral' },
-    streamEnd: { complete: 'complete', upstream_error: 'upstream error', idle_timeout: 'stalled', client_gone: 'client went away' },
+    outcome: { success: 'success', failure: 'failure', neutral: 'neutral' } satisfies Record<AttemptOutcome, string>,
+    streamEnd: { complete: 'complete', upstream_error: 'upstream error', idle_timeout: 'stalled', client_gone: 'client went away' } satisfies Record<Exclude<StreamEnd, ''>, string>,
     probeInFlight: 'probe in flight',
     stateWhy: '{{state}} ({{why}})',
     listSep: ', ',
@@ -331,7 +334,7 @@ const en = {
       translation: 'cannot be carried in this endpoint’s protocol',
       hedge_cancelled: 'cancelled: the racing attempt answered first',
       model_mismatch: 'answered by another model',
-    },
+    } satisfies Record<Exclude<ErrorType, ''>, string>,
   },
   dashboard: {
     heading: 'Dashboard',
