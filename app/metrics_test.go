@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -257,3 +258,64 @@ func TestMetricsListener(t *testing.T) {
 		t.Errorf("the metrics listener still answers after Serve returned (err %v)", err)
 	}
 }
+
+// Balance readings show as gauges; an endpoint deleted leaves the breaker
+// and balance series at the next scrape, while its counters stay until
+// restart.
+func TestMetricsBalanceAndDeletedEndpoint(t *testing.T) {
+	h := newHarness(t)
+	relay := newBalanceRelay(t, 1_000_000) // $2 left
+	e := h.mustCreate(`{"name":"relay","protocol":"anthropic","base_url":"` + relay.srv.URL + `/v1","api_key":"` + secretKey + `","balance":{"template":"relay","low_threshold":5}}`)
+	relay.waitRead(t, "a connector added")
+	if got := h.balanceOf(e.ID, "POST"); got.Reading == nil || got.Reading.Remaining == nil {
+		t.Fatalf("no reading: %+v", got)
+	}
+	if code := h.postMessage(t, "claude-sonnet-4-5"); code != http.StatusOK {
+		t.Fatalf("request: status %d", code)
+	}
+	scrape := func() map[string]*dto.MetricFamily {
+		r := h.do("GET", "/metrics", "")
+		if r.status != http.StatusOK {
+			t.Fatalf("GET /metrics: status %d", r.status)
+		}
+		return parseMetrics(t, r.body)
+	}
+	requests := []string{"endpoint=relay", "outcome=success", "protocol=anthropic", "status_class=2xx"}
+	before := scrape()
+	after := func() map[string]*dto.MetricFamily {
+		if r := h.do("DELETE", "/api/endpoints/"+itoa(e.ID), ""); r.status/100 != 2 {
+			t.Fatalf("delete: status %d: %s", r.status, r.body)
+		}
+		return scrape()
+	}()
+	tests := []struct {
+		name   string
+		fams   map[string]*dto.MetricFamily
+		series string
+		labels []string
+		want   float64
+		exists bool
+	}{
+		{"remaining", before, "ccmesh_balance_remaining", []string{"endpoint=relay", "unit=USD"}, 2, true},
+		{"low", before, "ccmesh_balance_low", []string{"endpoint=relay"}, 1, true},
+		{"breaker", before, "ccmesh_breaker_state", []string{"endpoint=relay", "state=closed"}, 1, true},
+		{"requests", before, "ccmesh_requests_total", requests, 1, true},
+		{"remaining after delete", after, "ccmesh_balance_remaining", []string{"endpoint=relay", "unit=USD"}, 0, false},
+		{"breaker after delete", after, "ccmesh_breaker_state", []string{"endpoint=relay", "state=closed"}, 0, false},
+		{"requests after delete", after, "ccmesh_requests_total", requests, 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := sample(tt.fams, tt.series, tt.labels...)
+			if ok != tt.exists || got != tt.want {
+				t.Errorf("%s%v = %v (present %v), want %v (present %v)", tt.series, tt.labels, got, ok, tt.want, tt.exists)
+			}
+		})
+	}
+	at, ok := sample(before, "ccmesh_balance_reading_timestamp_seconds", "endpoint=relay")
+	if ago := time.Since(time.UnixMilli(int64(at * 1000))); !ok || ago < 0 || ago > time.Minute {
+		t.Errorf("reading timestamp %v (present %v): %v ago, want within the last minute", at, ok, ago)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
