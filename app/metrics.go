@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +32,29 @@ type metrics struct {
 	tokens   *prometheus.CounterVec
 	cost     *prometheus.CounterVec
 	unpriced *prometheus.CounterVec
+
+	// The series each label set resolved to: the sink runs before the
+	// last bytes of a non-streamed answer are flushed, and a map read of a
+	// small struct costs a fraction of WithLabelValues' label checks and
+	// hashing.
+	reqCache     sync.Map // outcomeKey → prometheus.Counter
+	attCache     sync.Map // outcomeKey → prometheus.Counter
+	timingCache  sync.Map // timingKey → *timingSeries
+	endpointSets sync.Map // endpoint name → *endpointSeries
+}
+
+type outcomeKey struct{ endpoint, protocol, class, outcome string }
+
+type timingKey struct{ endpoint, protocol string }
+
+type timingSeries struct{ duration, ttfb prometheus.Observer }
+
+// tokenKinds are the kind label's values, in proxy.Usage's order.
+var tokenKinds = [...]string{"input", "output", "cache_read", "cache_write", "reasoning"}
+
+type endpointSeries struct {
+	tokens         [len(tokenKinds)]prometheus.Counter
+	cost, unpriced prometheus.Counter
 }
 
 // Label names. Every label's values are bounded by the configuration
@@ -94,12 +117,13 @@ func (m *metrics) observe(rec *proxy.Record) {
 		return
 	}
 	proto := string(rec.Protocol)
-	m.requests.WithLabelValues(rec.Endpoint, proto, statusClass(rec.Status), requestOutcome(rec)).Inc()
-	m.duration.WithLabelValues(rec.Endpoint, proto).Observe(float64(rec.DurationMs) / 1000)
+	counterOf(&m.reqCache, m.requests, outcomeKey{rec.Endpoint, proto, statusClass(rec.Status), requestOutcome(rec)}).Inc()
+	tm := m.timing(timingKey{rec.Endpoint, proto})
+	tm.duration.Observe(float64(rec.DurationMs) / 1000)
 	// TTFBMs is set only when an upstream's headers were relayed; a success
 	// under a millisecond has them too.
 	if rec.TTFBMs > 0 || requestOK(rec) && len(rec.Attempts) > 0 {
-		m.ttfb.WithLabelValues(rec.Endpoint, proto).Observe(float64(rec.TTFBMs) / 1000)
+		tm.ttfb.Observe(float64(rec.TTFBMs) / 1000)
 	}
 	for i := range rec.Attempts {
 		at := &rec.Attempts[i]
@@ -107,29 +131,57 @@ func (m *metrics) observe(rec *proxy.Record) {
 		if at.ErrorType != "" {
 			outcome = string(at.ErrorType)
 		}
-		m.attempts.WithLabelValues(at.Endpoint, proto, statusClass(at.Status), outcome).Inc()
+		counterOf(&m.attCache, m.attempts, outcomeKey{at.Endpoint, proto, statusClass(at.Status), outcome}).Inc()
+		if at.Usage == nil && at.Cost == nil {
+			continue
+		}
+		es := m.endpoint(at.Endpoint)
 		if u := at.Usage; u != nil {
-			m.addTokens(at.Endpoint, u)
+			for k, n := range [...]int64{u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning} {
+				if n > 0 {
+					es.tokens[k].Add(float64(n))
+				}
+			}
 		}
 		if c := at.Cost; c != nil {
 			if c.Priced {
-				m.cost.WithLabelValues(at.Endpoint).Add(c.USD)
+				es.cost.Add(c.USD)
 			} else {
-				m.unpriced.WithLabelValues(at.Endpoint).Inc()
+				es.unpriced.Inc()
 			}
 		}
 	}
 }
 
-func (m *metrics) addTokens(endpoint string, u *proxy.Usage) {
-	for _, k := range []struct {
-		kind string
-		n    int64
-	}{{"input", u.Input}, {"output", u.Output}, {"cache_read", u.CacheRead}, {"cache_write", u.CacheWrite}, {"reasoning", u.Reasoning}} {
-		if k.n > 0 {
-			m.tokens.WithLabelValues(endpoint, k.kind).Add(float64(k.n))
-		}
+func counterOf(cache *sync.Map, vec *prometheus.CounterVec, k outcomeKey) prometheus.Counter {
+	if c, ok := cache.Load(k); ok {
+		return c.(prometheus.Counter)
 	}
+	c, _ := cache.LoadOrStore(k, vec.WithLabelValues(k.endpoint, k.protocol, k.class, k.outcome))
+	return c.(prometheus.Counter)
+}
+
+func (m *metrics) timing(k timingKey) *timingSeries {
+	if t, ok := m.timingCache.Load(k); ok {
+		return t.(*timingSeries)
+	}
+	t, _ := m.timingCache.LoadOrStore(k, &timingSeries{
+		duration: m.duration.WithLabelValues(k.endpoint, k.protocol),
+		ttfb:     m.ttfb.WithLabelValues(k.endpoint, k.protocol),
+	})
+	return t.(*timingSeries)
+}
+
+func (m *metrics) endpoint(name string) *endpointSeries {
+	if e, ok := m.endpointSets.Load(name); ok {
+		return e.(*endpointSeries)
+	}
+	es := &endpointSeries{cost: m.cost.WithLabelValues(name), unpriced: m.unpriced.WithLabelValues(name)}
+	for k, kind := range tokenKinds {
+		es.tokens[k] = m.tokens.WithLabelValues(name, kind)
+	}
+	e, _ := m.endpointSets.LoadOrStore(name, es)
+	return e.(*endpointSeries)
 }
 
 // statusClass is "2xx" … "5xx" for a status, "none" when there was none
@@ -138,8 +190,10 @@ func statusClass(status int) string {
 	if status < 100 || status > 599 {
 		return "none"
 	}
-	return strconv.Itoa(status/100) + "xx"
+	return statusClasses[status/100-1]
 }
+
+var statusClasses = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
 
 // requestOutcome says how a request ended, in words bounded by ccmesh.
 func requestOutcome(rec *proxy.Record) string {
