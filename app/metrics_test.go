@@ -2,12 +2,15 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -319,3 +322,61 @@ func TestMetricsBalanceAndDeletedEndpoint(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Every ccmesh series /metrics serves is in docs/BEHAVIOUR.md#metrics, and
+// the Grafana dashboard is valid JSON that uses only those.
+func TestMetricsDocumented(t *testing.T) {
+	h := newHarness(t)
+	good, _ := fakeAnthropic(t)
+	h.mustCreate(`{"name":"good","protocol":"anthropic","base_url":"` + good.URL + `","api_key":"` + secretKey + `"}`)
+	h.postMessage(t, "claude-sonnet-4-5")
+	fams := parseMetrics(t, h.do("GET", "/metrics", "").body)
+	doc, err := os.ReadFile("../docs/BEHAVIOUR.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	if i := strings.Index(section, "\n## Metrics\n"); i >= 0 {
+		section = section[i:]
+		if j := strings.Index(section[1:], "\n## "); j >= 0 {
+			section = section[:j+1]
+		}
+	} else {
+		t.Fatal("no ## Metrics section in docs/BEHAVIOUR.md")
+	}
+	series := regexp.MustCompile("ccmesh_[a-z_]+")
+	documented := map[string]bool{}
+	for _, n := range series.FindAllString(section, -1) {
+		documented[n] = true
+	}
+	for name := range fams {
+		if strings.HasPrefix(name, "ccmesh_") && !documented[name] {
+			t.Errorf("%s is served but not in docs/BEHAVIOUR.md#metrics", name)
+		}
+	}
+	raw, err := os.ReadFile("../docs/grafana-ccmesh.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatalf("docs/grafana-ccmesh.json: %v", err)
+	}
+	if len(dash.Panels) == 0 {
+		t.Fatal("docs/grafana-ccmesh.json has no panels")
+	}
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			for _, n := range series.FindAllString(tg.Expr, -1) {
+				if n = strings.TrimSuffix(n, "_bucket"); !documented[n] {
+					t.Errorf("panel %q uses %s, which ccmesh does not serve", p.Title, n)
+				}
+			}
+		}
+	}
+}
