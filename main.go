@@ -24,6 +24,7 @@ import (
 
 type config struct {
 	listen, data, adminToken, logLevel string
+	metricsListen                      string
 	headless, listenIsFlag             bool
 	minimized, version                 bool
 }
@@ -35,6 +36,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.data, "data", defaultDataDir(), "data directory (database, admin token, logs)")
 	fs.StringVar(&c.adminToken, "admin-token", os.Getenv("CCMESH_ADMIN_TOKEN"), "admin token for the API and UI (env CCMESH_ADMIN_TOKEN; default: made once and kept in the data dir)")
 	fs.BoolVar(&c.headless, "headless", false, "run without window and tray (always so in a build without the desktop tag)")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "loopback address (127.0.0.1:PORT) serving /metrics without the admin token; default: only /metrics on --listen, with the token")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&c.minimized, "minimized", false, "desktop build: start in the tray with no window until its Open (what start at login runs)")
 	fs.BoolVar(&c.version, "version", false, "print the version, commit and build date, and exit")
@@ -100,7 +102,8 @@ func main() {
 	defer closer.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := app.Options{DataDir: c.data, Listen: c.listen, ListenIsFlag: c.listenIsFlag, AdminToken: c.adminToken, Logger: log, Minimized: c.minimized}
+	opts := app.Options{DataDir: c.data, Listen: c.listen, ListenIsFlag: c.listenIsFlag, AdminToken: c.adminToken, Logger: log, Minimized: c.minimized,
+		MetricsListen: c.metricsListen}
 	if !c.headless && app.DesktopAvailable && hasDisplay() {
 		err = app.RunDesktop(ctx, opts)
 	} else {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,6 +39,10 @@ type Options struct {
 	HomeDir string
 	// Transport reaches the upstreams (proxy, Test, Fetch models); nil = default.
 	Transport http.RoundTripper
+	// MetricsListen is a loopback address serving GET /metrics without the
+	// admin token (--metrics-listen); empty: only the main listener's
+	// /metrics, behind the token (docs/BEHAVIOUR.md#metrics).
+	MetricsListen string
 }
 
 // State is the immutable configuration snapshot. Readers load it atomically
@@ -71,6 +76,8 @@ type App struct {
 	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
 	bal     *balances       // balance readings and their schedule (balance.go)
 	health  *healthPublisher
+	metrics *metrics     // GET /metrics (metrics.go)
+	metLn   net.Listener // the --metrics-listen listener, opened by Listen
 
 	testsMu sync.Mutex
 	tests   map[int64]TestResult
@@ -98,6 +105,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir %s: %w", opts.DataDir, err)
+	}
+	if err := checkMetricsListen(opts.MetricsListen); err != nil {
+		return nil, err
 	}
 	token, err := loadAdminToken(opts.DataDir, opts.AdminToken)
 	if err != nil {
@@ -127,6 +137,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.health = &healthPublisher{a: a}
 	a.learn = newLearnPersister(a)
 	a.bal = newBalances(a, a.upstream)
+	a.metrics = newMetrics(a)
 	if err := a.start(ctx); err != nil {
 		db.Close()
 		return nil, err

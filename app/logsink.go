@@ -27,6 +27,7 @@ func (s logSink) Log(rec *proxy.Record) {
 	}
 	row := LogRow(rec)
 	FillUsage(&row, rec, s.a.price)
+	s.a.metrics.observe(rec)
 	s.a.today.add(rec.Time, row.Deltas)
 	if rec.Capture != nil {
 		row.Capture = captureSource{c: rec.Capture, adminToken: s.a.token}

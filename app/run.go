@@ -15,7 +15,8 @@ import (
 const ShutdownGrace = 30 * time.Second
 
 // Listen opens the proxy's port, refusing a non-loopback address unless a
-// client token is set (docs/BEHAVIOUR.md#safety).
+// client token is set (docs/BEHAVIOUR.md#safety), and the metrics port
+// when --metrics-listen names one; Serve serves both.
 func (a *App) Listen() (net.Listener, error) {
 	if !ListenerIsLoopback(a.opts.Listen) && a.state.Load().Settings.ClientToken == "" {
 		return nil, fmt.Errorf("refusing to listen on %s: a non-loopback address needs a client token "+
@@ -24,6 +25,10 @@ func (a *App) Listen() (net.Listener, error) {
 	ln, err := net.Listen("tcp", a.opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s (is another ccmesh or program using the port? choose another with --listen): %w", a.opts.Listen, err)
+	}
+	if a.metLn, err = a.listenMetrics(); err != nil {
+		ln.Close()
+		return nil, err
 	}
 	return ln, nil
 }
@@ -40,6 +45,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	// Event streams never end on their own: without this, every open UI
 	// would hold the shutdown for the whole grace period.
 	srv.RegisterOnShutdown(a.endStreams)
+	if a.metLn != nil {
+		defer a.serveMetrics(a.metLn)()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go a.checkHistory(ctx)

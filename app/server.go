@@ -33,6 +33,7 @@ func (a *App) Handler() http.Handler {
 	a.api(api)
 	mux.Handle("/api/", adminHeaders(a.adminGuard(a.recoverAdmin(api))))
 	mux.Handle("/v1/", a.proxyHandler())
+	mux.Handle("GET /metrics", adminHeaders(a.adminGuard(a.metricsHandler())))
 	mux.Handle("/ui/", adminHeaders(a.uiHandler()))
 	mux.Handle("GET /{$}", adminHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/ui/", http.StatusFound)

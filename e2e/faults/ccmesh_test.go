@@ -64,6 +64,7 @@ func (b *lockedBuffer) String() string {
 // ccmesh is one running ccmesh process and an admin client for it.
 type ccmesh struct {
 	bin, data, token, addr string
+	args                   []string // more flags, after the ones every run has
 	cmd                    *exec.Cmd
 	exited                 chan struct{}
 	out                    *lockedBuffer
@@ -97,8 +98,9 @@ func startCCMesh(t *testing.T, bin string) *ccmesh {
 func (c *ccmesh) start(t *testing.T) {
 	t.Helper()
 	c.out = &lockedBuffer{}
-	c.cmd = exec.Command(c.bin, "--headless", "--listen", c.addr, "--data", c.data,
-		"--admin-token", c.token, "--log-level", "warn")
+	args := append([]string{"--headless", "--listen", c.addr, "--data", c.data,
+		"--admin-token", c.token, "--log-level", "warn"}, c.args...)
+	c.cmd = exec.Command(c.bin, args...)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	dieWithTest(c.cmd)
 	if err := c.cmd.Start(); err != nil {

@@ -21,6 +21,7 @@ func TestEndToEnd(t *testing.T) {
 		{"all rate limited", testAllRateLimited},
 		{"breaker through the proxy", testBreakerThroughProxy},
 		{"LAN listener", testLANListener},
+		{"metrics listener", testMetricsListener},
 		{"usage and cost totals", testUsageTotals},
 		{"kill -9 under load", testKillUnderLoad},
 	}
