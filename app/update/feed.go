@@ -137,7 +137,7 @@ func (c *Client) Check(ctx context.Context, feed string) (latest Latest, found b
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return Latest{}, false, fmt.Errorf("update check: read the feed: %w", err)
+		return Latest{}, false, fmt.Errorf("update check: read the feed: %w", withoutQuery(err))
 	}
 	defer resp.Body.Close()
 	switch {
@@ -160,4 +160,20 @@ func (c *Client) Check(ctx context.Context, feed string) (latest Latest, found b
 	c.last, c.hasAny = Newest(rs)
 	c.etag = resp.Header.Get("ETag")
 	return c.last, c.hasAny, nil
+}
+
+// withoutQuery names the feed in a transport error without its query, which
+// the error is shown in the UI and logged with, and a query may hold a
+// token.
+func withoutQuery(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil {
+		return &url.Error{Op: ue.Op, URL: "the feed", Err: ue.Err}
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return &url.Error{Op: ue.Op, URL: u.String(), Err: ue.Err}
 }

@@ -189,13 +189,16 @@ func TestCheckSlow(t *testing.T) {
 			return nil, r.Context().Err()
 		})
 		start := time.Now()
-		_, _, err := NewClient(rt, "ccmesh/dev").Check(context.Background(), DefaultFeed)
+		_, _, err := NewClient(rt, "ccmesh/dev").Check(context.Background(), DefaultFeed+"?token=s3cret")
 		if err == nil {
 			t.Fatal("err = nil, want a timeout")
 		}
 		var te interface{ Timeout() bool }
 		if !errors.As(err, &te) || !te.Timeout() {
 			t.Errorf("err = %v, want a timeout", err)
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("err = %v, names the feed's query", err)
 		}
 		if got := time.Since(start); got != Timeout {
 			t.Errorf("gave up after %v, want %v", got, Timeout)
