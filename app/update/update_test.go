@@ -137,6 +137,22 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A redirect is the feed's answer: the place it points to is never asked.
+func TestCheckRedirectNotFollowed(t *testing.T) {
+	elsewhere := &feed{body: `[{"tag_name":"v9.0.0"}]`}
+	target := httptest.NewServer(elsewhere)
+	defer target.Close()
+	srv := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusFound))
+	defer srv.Close()
+	_, found, err := NewClient(srv.Client().Transport, "ccmesh/v1.0.0").Check(context.Background(), srv.URL)
+	if err == nil || !strings.Contains(err.Error(), "answered 302") || found {
+		t.Errorf("check = %v, %v; want the 302 as an error", found, err)
+	}
+	if got := elsewhere.requests.Load(); got != 0 {
+		t.Errorf("the redirect's target got %d requests, want 0", got)
+	}
+}
+
 // The ETag of the first answer goes back as If-None-Match; a 304 keeps the
 // release the first answer listed. No credential is ever sent.
 func TestCheckNotModified(t *testing.T) {
