@@ -63,6 +63,8 @@ func (a *App) api(mux *http.ServeMux) {
 	h("GET /api/presets", a.presetsHandler)
 	h("GET /api/droppable", a.handleDroppable)
 	h("GET /api/settings", a.getSettings)
+	h("GET /api/update", a.getUpdate)
+	h("POST /api/update/check", a.checkUpdate)
 	h("PUT /api/settings", a.putSettings)
 	h("GET /api/prices", a.getPrices)
 	h("PUT /api/prices", a.putPrices)

@@ -250,6 +250,7 @@ func frontendTypes() ([]byte, error) {
 	g.Add("StatsReply", reflect.TypeFor[tsStats]())  // GET /api/stats
 	g.Add("", reflect.TypeFor[proxy.Explanation]())  // GET /api/route
 	g.Add("", reflect.TypeFor[Settings]())           // GET, PUT /api/settings
+	g.Add("", reflect.TypeFor[UpdateStatus]())       // GET /api/update, POST /api/update/check, the update event
 	g.Add("", reflect.TypeFor[PricesReply]())        // GET, PUT /api/prices
 	g.Add("ExportDoc", reflect.TypeFor[exportDoc]()) // GET /api/export, POST /api/import
 	g.Add("", reflect.TypeFor[ExportRequest]())      // POST /api/export

@@ -75,6 +75,7 @@ type App struct {
 	persist *breakerPersister
 	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
 	bal     *balances       // balance readings and their schedule (balance.go)
+	upd     *updater        // the opt-in update check (update.go)
 	health  *healthPublisher
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
@@ -138,6 +139,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.learn = newLearnPersister(a)
 	a.bal = newBalances(a, a.upstream)
 	a.metrics = newMetrics(a)
+	a.upd = newUpdater(a, a.upstream)
 	if err := a.start(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -197,13 +199,15 @@ func (a *App) start(ctx context.Context) error {
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
-	a.loops.Add(5)
+	a.loops.Add(6)
 	go func() { defer a.loops.Done(); a.persist.run(loopCtx) }()
 	go func() { defer a.loops.Done(); a.learn.run(loopCtx) }()
 	// Off the start-up path, as the request log's other reads are.
 	go func() { defer a.loops.Done(); a.loadOtherModels(loopCtx, time.Now()) }()
 	go func() { defer a.loops.Done(); a.bal.run(loopCtx) }()
 	go func() { defer a.loops.Done(); a.bal.schedule.Run(loopCtx) }()
+	// Its first check, when on, runs here: off the start-up path.
+	go func() { defer a.loops.Done(); a.upd.schedule.Run(loopCtx) }()
 	if st := a.state.Load(); st.Settings.BalanceRefreshMinutes > 0 {
 		a.bal.ask(0) // what is left now, rather than in one interval
 	}
@@ -262,6 +266,7 @@ func (a *App) reload(ctx context.Context) error {
 	a.state.Store(st)
 	a.forgetTests(eps)
 	a.bal.configure(st)
+	a.upd.configure(st)
 	return nil
 }
 

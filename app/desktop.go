@@ -154,6 +154,13 @@ func (d *desktop) show() {
 	wruntime.WindowUnminimise(d.ctx)
 }
 
+// openURL opens url in the system's browser (the tray's update line: a
+// release page, never a download).
+func (d *desktop) openURL(url string) {
+	<-d.ready
+	wruntime.BrowserOpenURL(d.ctx, url)
+}
+
 func (d *desktop) copy(text string) {
 	<-d.ready
 	if err := wruntime.ClipboardSetText(d.ctx, text); err != nil {

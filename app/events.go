@@ -130,7 +130,7 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 	for _, ev := range []struct {
 		name string
 		v    any
-	}{{"info", a.Info()}, {"endpoints", a.endpointReplies()}, {"health", a.Health()}, {"settings", a.state.Load().Settings}} {
+	}{{"info", a.Info()}, {"endpoints", a.endpointReplies()}, {"health", a.Health()}, {"settings", a.state.Load().Settings}, {"update", a.upd.status()}} {
 		data, _ := json.Marshal(ev.v)
 		if !write(ev.name, data) {
 			return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/ccmesh/ccmesh/app/update"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -49,6 +50,10 @@ type Settings struct {
 	// read (docs/BEHAVIOUR.md#balance); 0 is never (on demand and after a
 	// quota error only).
 	BalanceRefreshMinutes int `json:"balance_refresh_minutes" range:"0,1440,0 (never) to 24 h"`
+	// UpdateCheck reads UpdateFeedURL at start and daily for a newer
+	// release (docs/BEHAVIOUR.md#update-check); off by default.
+	UpdateCheck   bool   `json:"update_check"`
+	UpdateFeedURL string `json:"update_feed_url"`
 	// Prices are the user's price rows, tried before the shipped ones
 	// (docs/BEHAVIOUR.md#cost); PUT /api/prices replaces them, and so does
 	// a PUT /api/settings that gives them.
@@ -78,6 +83,7 @@ func DefaultSettings() Settings {
 		CaptureBodyBytes:      proxy.DefaultCaptureBody,
 		CaptureTotalBytes:     store.DefaultCaptureTotal,
 		BalanceRefreshMinutes: 10,
+		UpdateFeedURL:         update.DefaultFeed,
 		Prices:                []PriceRow{},
 	}
 }

@@ -16,7 +16,7 @@ func startTray(d *desktop) {
 type tray struct {
 	d                         *desktop
 	status, open, pause, copy *systray.MenuItem
-	pauseFor, quit            *systray.MenuItem
+	pauseFor, quit, update    *systray.MenuItem
 	breaker                   [TrayBreakerLines]*systray.MenuItem
 	last                      TrayView
 }
@@ -31,6 +31,7 @@ func (t *tray) onReady() {
 		t.breaker[i] = systray.AddMenuItem(v.Breaker[i], "")
 		t.breaker[i].Disable()
 	}
+	t.update = systray.AddMenuItem(v.Update, "")
 	systray.AddSeparator()
 	t.pause = systray.AddMenuItem(v.PauseItem, "")
 	t.pauseFor = systray.AddMenuItem(v.Labels.PauseFor, "")
@@ -61,6 +62,11 @@ func (t *tray) loop() {
 			t.d.a.SetPaused(!t.d.a.Paused())
 		case <-t.pauseFor.ClickedCh:
 			t.d.a.PauseFor(TrayPauseFor)
+		case <-t.update.ClickedCh:
+			if url := t.last.UpdateURL; url != "" {
+				// Only the release page, in the browser: nothing is downloaded.
+				go t.d.openURL(url)
+			}
 		case <-t.copy.ClickedCh:
 			go t.d.copy(t.d.a.ExportLines())
 		case <-t.quit.ClickedCh:
@@ -88,6 +94,14 @@ func (t *tray) apply(v TrayView, first bool) {
 			t.breaker[i].Hide()
 		} else {
 			t.breaker[i].Show()
+		}
+	}
+	if first || v.Update != t.last.Update {
+		t.update.SetTitle(v.Update)
+		if v.Update == "" {
+			t.update.Hide()
+		} else {
+			t.update.Show()
 		}
 	}
 	if first || v.PauseItem != t.last.PauseItem {

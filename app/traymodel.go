@@ -51,6 +51,10 @@ type TrayView struct {
 	// Breaker holds the latest breaker changes in words, newest first; an
 	// empty line is not shown.
 	Breaker [TrayBreakerLines]string
+	// Update is "Update available: v1.4.0 — notes" when the update check
+	// found a newer release (docs/BEHAVIOUR.md#update-check), else "";
+	// UpdateURL is its release page, which the line opens.
+	Update, UpdateURL string
 }
 
 // trayText is one language's words for the tray.
@@ -76,6 +80,8 @@ type trayText struct {
 	// endpoint), and the notification of one going under its threshold
 	// (%s the endpoint, then the amount).
 	lowest, lowTitle, low string
+	// A newer release: %s the version, then (in updateNotes) its notes.
+	update, updateNotes string
 }
 
 var trayWords = map[string]trayText{
@@ -98,6 +104,7 @@ var trayWords = map[string]trayText{
 		closedTitle: "ccmesh: %s is healthy again", closed: "Its circuit breaker closed.",
 		lowest:   "lowest %s (%s)",
 		lowTitle: "ccmesh: %s is running low", low: "%s left: top it up before requests fail.",
+		update: "Update available: %s", updateNotes: " — %s",
 	},
 	"zh-CN": {
 		labels: TrayLabels{Open: "打开 ccmesh", Pause: "暂停代理", PauseFor: "暂停 15 分钟",
@@ -118,6 +125,7 @@ var trayWords = map[string]trayText{
 		closedTitle: "ccmesh：%s 已恢复健康", closed: "熔断器已关闭。",
 		lowest:   "最低余额 %s（%s）",
 		lowTitle: "ccmesh：%s 余额不足", low: "剩余 %s：请在请求失败前充值。",
+		update: "有可用更新：%s", updateNotes: " — %s",
 	},
 }
 
@@ -161,6 +169,12 @@ func (a *App) trayView(now time.Time) TrayView {
 	}
 	for i, ev := range a.recent.get() {
 		v.Breaker[i] = changeWords(lang, ev, now)
+	}
+	if u := a.upd.status(); u.Available {
+		v.Update, v.UpdateURL = fmt.Sprintf(w.update, u.Latest), u.URL
+		if u.Notes != "" {
+			v.Update += fmt.Sprintf(w.updateNotes, u.Notes)
+		}
 	}
 	switch {
 	case v.Paused:

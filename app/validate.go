@@ -296,6 +296,9 @@ func validateSettings(s Settings, bound string) error {
 	if err := checkRanges(codeInvalidSetting, "", s); err != nil {
 		return err
 	}
+	if err := validUpdateFeed(s.UpdateFeedURL); err != nil {
+		return err
+	}
 	for _, p := range []struct {
 		field string
 		o     breaker.Overrides

@@ -37,6 +37,7 @@ import type {
   SyncResult,
   SyncSettings,
   TestResult,
+  UpdateStatus,
 } from './types';
 import { statsQueryString, type StatsQuery } from '../stats';
 
@@ -284,6 +285,16 @@ export class ApiClient {
     const body: Partial<Settings> = { ...patch };
     delete body.prices;
     return this.call('PUT', '/api/settings', body);
+  }
+
+  /** What the opt-in update check last found (docs/BEHAVIOUR.md#update-check). */
+  update(): Promise<UpdateStatus> {
+    return this.call('GET', '/api/update');
+  }
+
+  /** Reads the update feed now; refused (409 update_check_off) while the check is off. */
+  checkUpdate(): Promise<UpdateStatus> {
+    return this.call('POST', '/api/update/check');
   }
 
   /** Your price rows, then the shipped ones (`shipped: true`). */

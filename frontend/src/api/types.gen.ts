@@ -549,6 +549,8 @@ export interface Settings {
   capture_body_bytes: number;
   capture_total_bytes: number;
   balance_refresh_minutes: number;
+  update_check: boolean;
+  update_feed_url: string;
   prices: PriceRow[];
 }
 
@@ -634,6 +636,18 @@ export interface TestResult {
   latency_ms: number;
   message: string;
   at: string;
+}
+
+/** Go: app.UpdateStatus */
+export interface UpdateStatus {
+  enabled: boolean;
+  checked_at: string | null;
+  current: string;
+  latest: string;
+  available: boolean;
+  url: string;
+  notes: string;
+  error: string;
 }
 
 /** Go: proxy.Usage */

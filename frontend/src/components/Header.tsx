@@ -9,7 +9,7 @@ import { CopyButton } from './CopyButton';
 export function Header() {
   const { t, i18n } = useTranslation();
   const api = useApi();
-  const { info, health, endpoints, connected } = useAppData();
+  const { info, health, endpoints, connected, update } = useAppData();
   const [pauseError, setPauseError] = useState('');
   const total = endpoints.length;
   const healthy = health.items.filter((h) => h.status === 'healthy').length;
@@ -50,6 +50,7 @@ export function Header() {
           {pauseError && <span className="error" role="alert">{pauseError}</span>}
         </div>
       )}
+      {update?.available && <UpdateLine version={update.latest} notes={update.notes} url={update.url} />}
       <div className="health-count" data-testid="health-count" aria-live="polite">
         {t('header.healthyCount', { healthy, total })}
       </div>
@@ -63,5 +64,16 @@ export function Header() {
         </select>
       </label>
     </header>
+  );
+}
+
+/** "Update available: v1.4.0 — notes", a link to the release page (docs/BEHAVIOUR.md#update-check): nothing is downloaded. */
+function UpdateLine({ version, notes, url }: { version: string; notes: string; url: string }) {
+  const { t } = useTranslation();
+  const text = notes ? t('header.updateNotes', { version, notes }) : t('header.update', { version });
+  return url ? (
+    <a className="tag" data-testid="update" href={url} target="_blank" rel="noopener noreferrer" title={t('header.updateHint')}>{text}</a>
+  ) : (
+    <span className="tag" data-testid="update">{text}</span>
   );
 }

@@ -32,7 +32,8 @@ export function SettingsPanel() {
   const { t } = useTranslation();
   const api = useApi();
   const uid = useId();
-  const { settings, info, setSettings } = useAppData();
+  const { settings, info, setSettings, update, setUpdate } = useAppData();
+  const [checking, setChecking] = useState(false);
   const [draft, setDraft] = useState<Settings | null>(settings);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState('');
@@ -69,6 +70,15 @@ export function SettingsPanel() {
       if (err instanceof ApiError && err.field) setErrors({ [err.field]: err.message });
       else setGeneral(err instanceof Error ? err.message : String(err));
     }
+  };
+
+  // The answer carries what the check found; the update event brings the same to every window.
+  const checkNow = () => {
+    setChecking(true);
+    api.checkUpdate()
+      .then(setUpdate)
+      .catch((err: unknown) => setGeneral(err instanceof Error ? err.message : String(err)))
+      .finally(() => setChecking(false));
   };
 
   const field = (name: string, label: string, control: (id: string) => ReactNode) => {
@@ -160,6 +170,26 @@ export function SettingsPanel() {
         </label>
         <p className="muted" id={`${uid}-login-help`}>{t('settings.startAtLoginHelp')}</p>
         {errors.start_at_login && <p className="error" role="alert">{errors.start_at_login}</p>}
+        <label className="check">
+          <input type="checkbox" checked={!!draft.update_check} aria-describedby={`${uid}-update-help`} onChange={(e) => setDraft({ ...draft, update_check: e.target.checked })} />{' '}
+          {t('settings.updateCheck')}
+        </label>
+        <p className="muted" id={`${uid}-update-help`}>{t('settings.updateCheckHelp')}</p>
+        {field('update_feed_url', t('settings.updateFeed'), (id) => (
+          <input id={id} type="url" value={draft.update_feed_url ?? ''} onChange={(e) => setDraft({ ...draft, update_feed_url: e.target.value })} />
+        ))}
+        {settings?.update_check && (
+          <p data-testid="update-status">
+            <button type="button" disabled={checking} onClick={checkNow}>{t('settings.updateCheckNow')}</button>{' '}
+            {update?.error
+              ? <span className="error">{update.error}</span>
+              : update?.checked_at && (
+                <span className="muted">
+                  {update.available ? t('header.update', { version: update.latest }) : t('settings.updateNone', { latest: update.latest || '—', current: update.current })}
+                </span>
+              )}
+          </p>
+        )}
         <div className="actions">
           <button type="submit" className="primary">{t('settings.save')}</button>
           {notice && <span className="notice" role="status">{notice}</span>}

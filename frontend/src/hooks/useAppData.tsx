@@ -2,7 +2,7 @@
 // loaded once and kept current by the live event stream.
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useApi } from '../api/context';
-import type { Endpoint, Health, Info, LogRow, Settings } from '../api/types';
+import type { Endpoint, Health, Info, LogRow, Settings, UpdateStatus } from '../api/types';
 import { useLiveEvents } from './useLiveEvents';
 
 export interface HealthSnapshot {
@@ -16,6 +16,9 @@ export interface AppData {
   endpoints: Endpoint[];
   health: HealthSnapshot;
   settings: Settings | null;
+  /** What the update check found; it comes with the event stream (null until then). */
+  update: UpdateStatus | null;
+  setUpdate: (u: UpdateStatus) => void;
   connected: boolean;
   loadError: string;
   refresh: () => Promise<void>;
@@ -37,6 +40,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
   const [endpoints, setEndpointsState] = useState<Endpoint[]>([]);
   const [health, setHealth] = useState<HealthSnapshot>({ items: [], at: {} });
   const [settings, setSettings] = useState<Settings | null>(null);
+  const [update, setUpdate] = useState<UpdateStatus | null>(null);
   const [connected, setConnected] = useState(false);
   const [loadError, setLoadError] = useState('');
   const logListeners = useRef(new Set<(row: LogRow) => void>());
@@ -79,6 +83,7 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
     onEndpoints: setEndpoints,
     onSettings: setSettings,
     onInfo: setInfo,
+    onUpdate: setUpdate,
     onLog: (row) => logListeners.current.forEach((fn) => fn(row)),
     onReconnect: () => void refresh(),
     onConnectionChange: setConnected,
@@ -93,10 +98,10 @@ export function AppDataProvider({ children }: { children: ReactNode }) {
 
   const value = useMemo<AppData>(
     () => ({
-      info, endpoints, health, settings, connected, loadError,
+      info, endpoints, health, settings, update, setUpdate, connected, loadError,
       refresh, setEndpoints, mergeHealth, setSettings, subscribeLogs,
     }),
-    [info, endpoints, health, settings, connected, loadError, refresh, setEndpoints, mergeHealth, subscribeLogs],
+    [info, endpoints, health, settings, update, connected, loadError, refresh, setEndpoints, mergeHealth, subscribeLogs],
   );
   return <DataContext.Provider value={value}>{children}</DataContext.Provider>;
 }

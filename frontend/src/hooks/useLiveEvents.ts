@@ -3,7 +3,7 @@
 // it restarts) the browser gives up, so we open a fresh stream after a pause.
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { ApiClient } from '../api/client';
-import type { Endpoint, Health, Info, LogRow, Settings } from '../api/types';
+import type { Endpoint, Health, Info, LogRow, Settings, UpdateStatus } from '../api/types';
 
 export interface LiveHandlers {
   onHealth?: (h: Health[]) => void;
@@ -12,6 +12,8 @@ export interface LiveHandlers {
   onSettings?: (s: Settings) => void;
   /** The instance's info changed: paused or resumed (from the tray too), the log's drop counters. */
   onInfo?: (i: Info) => void;
+  /** What the update check found: sent on connect, then after each check and when it is turned on or off. */
+  onUpdate?: (u: UpdateStatus) => void;
   /** The stream came back after a break: lists may have missed events. */
   onReconnect?: () => void;
   onConnectionChange?: (connected: boolean) => void;
@@ -81,6 +83,10 @@ export function useLiveEvents(api: ApiClient, handlers: LiveHandlers): void {
       source.addEventListener('info', (ev) => {
         const v = parse<Info>(ev as MessageEvent);
         if (v) ref.current.onInfo?.(v);
+      });
+      source.addEventListener('update', (ev) => {
+        const v = parse<UpdateStatus>(ev as MessageEvent);
+        if (v) ref.current.onUpdate?.(v);
       });
     };
 
