@@ -4,6 +4,7 @@ go 1.26.4
 
 require (
 	github.com/goreleaser/nfpm/v2 v2.48.0
+	github.com/tc-hib/winres v0.2.1
 	golang.org/x/image v0.48.0
 )
 
@@ -40,7 +41,6 @@ require (
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/skeema/knownhosts v1.3.2 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
-	github.com/tc-hib/winres v0.2.1 // indirect
 	github.com/ulikunitz/xz v0.5.17 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
 	gitlab.com/digitalxero/go-conventional-commit v1.0.7 // indirect
