@@ -14,7 +14,7 @@ PACKAGER := $(GO) -C build/package run .
 RELEASE_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
 .PHONY: all build run ui desktop types test lint test-go test-ui test-e2e test-e2e-clients test-faults test-desktop bench bench-go clean \
-	deps package test-package release test-release
+	deps package test-package package-windows test-package-windows release test-release
 
 all: build
 
@@ -106,9 +106,26 @@ test-package: package
 	CCMESH_VERSION='$(VERSION)' CCMESH_DEB_VERSION="$$($(PACKAGER) version '$(VERSION)')" \
 		bash build/package/test-package.sh
 
+## package-windows: the Windows desktop build (windows/amd64, no cgo, GUI
+## subsystem) with its icon, manifest and version resource, and its
+## per-user NSIS installer (needs makensis: Debian's nsis) →
+## bin/ccmesh-desktop.exe, dist/windows/ccmesh_<version>_windows_amd64_setup.exe
+## (build/windows/package.sh). Not part of make test: nothing here runs it.
+package-windows: ui
+	GO=$(GO) VERSION='$(VERSION)' DATE='$(DATE)' LDFLAGS='$(LDFLAGS)' TAGS=desktop,production \
+		bash build/windows/package.sh
+
+## test-package-windows: the exe's PE headers and resources, go version -m,
+## the installer's files under 7z and the .nsi's registry entries
+## (build/windows/check.sh; needs 7z: Debian's p7zip-full)
+test-package-windows: package-windows
+	GO=$(GO) CCMESH_VERSION='$(VERSION)' CCMESH_DEB_VERSION="$$($(PACKAGER) version '$(VERSION)')" \
+		bash build/windows/check.sh
+
 ## release: headless binaries (no cgo, UI embedded) for RELEASE_TARGETS and
-## their SHA256SUMS → dist/release/ccmesh_<version>_<os>_<arch>[.exe]
-release: ui
+## their SHA256SUMS → dist/release/ccmesh_<version>_<os>_<arch>[.exe], and the
+## Windows installer of package-windows beside them
+release: ui package-windows
 	rm -rf dist/release
 	mkdir -p dist/release
 	v="$$($(PACKAGER) version '$(VERSION)')" && for t in $(RELEASE_TARGETS); do \
@@ -117,6 +134,7 @@ release: ui
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' \
 			-o dist/release/ccmesh_$${v}_$${os}_$${arch}$$ext . || exit 1; \
 	done
+	cp dist/windows/ccmesh_*_windows_amd64_setup.exe dist/release/
 	cd dist/release && sha256sum ccmesh_* > SHA256SUMS
 
 ## test-release: what make release wrote: names, GOOS/GOARCH (go version -m),

@@ -4,6 +4,7 @@ go 1.26.4
 
 require (
 	github.com/goreleaser/nfpm/v2 v2.48.0
+	github.com/tc-hib/winres v0.2.1
 	golang.org/x/image v0.48.0
 )
 
@@ -34,6 +35,7 @@ require (
 	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
+	github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
 	github.com/pjbgf/sha1cd v0.6.0 // indirect
 	github.com/sergi/go-diff v1.4.0 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect

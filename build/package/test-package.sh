@@ -34,8 +34,8 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the scripts ------------------------------------------------------------
-shellcheck -x build/deps.sh build/package/*.sh .ci/run || fail "shellcheck found problems (above)"
-pass "shellcheck: build/deps.sh build/package/*.sh .ci/run"
+shellcheck -x build/deps.sh build/package/*.sh build/windows/*.sh .ci/run || fail "shellcheck found problems (above)"
+pass "shellcheck: build/deps.sh build/package/*.sh build/windows/*.sh .ci/run"
 
 # --- build/deps.sh as a user who cannot install -----------------------------
 deps=$(mktemp -d) # not in $work: nobody must be able to read it

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test-release: checks what make release wrote to dist/release: one
-# binary per target named ccmesh_<version>_<os>_<arch>[.exe], each built for
+# binary per target named ccmesh_<version>_<os>_<arch>[.exe] (and the Windows
+# installer of make package-windows), each binary built for
 # that GOOS/GOARCH without cgo (go version -m), SHA256SUMS that lists them
 # all and holds (sha256sum -c), and the binary of this machine's target run:
 # --version, then headless with the UI built in. The Makefile sets GO,
@@ -39,6 +40,12 @@ $info"
   pass "$name: ccmesh for $os/$arch, no cgo, no build tags"
   [ "$t" != "$native" ] || native_bin=$dir/$name
 done
+
+# make release puts package-windows' installer beside the binaries.
+setup=ccmesh_${CCMESH_DEB_VERSION}_windows_amd64_setup.exe
+want_files+=("$setup")
+[ -s "$dir/$setup" ] || fail "$dir/$setup (the Windows installer) is missing or empty"
+pass "$setup: the Windows installer is in the release"
 
 got=$(find "$dir" -mindepth 1 -printf "%P\n" | sort)
 want=$(printf '%s\n' "${want_files[@]}" | sort)
