@@ -70,11 +70,16 @@ func (q *request) forwardOnce(e *endpoint) result {
 	firstByte := time.AfterFunc(cfg.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
 	defer firstByte.Stop()
 	q.rec.SentUpstream = true
-	resp, err := q.s.transport.RoundTrip(req)
+	resp, err := q.transportTo(e).RoundTrip(req)
 	if err != nil {
 		return q.transportFailure(ctx, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusProxyAuthRequired && e.proxy != nil {
+		// Only a proxy answers 407: a plain http:// upstream reached
+		// through an http proxy that wants other credentials.
+		return q.transportFailure(ctx, &ProxyError{Proxy: proxyAddr(e.proxy), Status: resp.StatusCode, What: connectRefusal(resp.StatusCode)})
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		firstByte.Stop()
 		return q.upstreamError(e, resp, t)
@@ -200,6 +205,15 @@ func setEndpointAuth(h http.Header, e *endpoint) {
 	}
 }
 
+// transportTo is the transport that reaches e: its proxy's, or the
+// Server's own.
+func (q *request) transportTo(e *endpoint) http.RoundTripper {
+	if e.rt != nil {
+		return e.rt
+	}
+	return q.s.transport
+}
+
 // transportFailure classifies an error before response headers.
 func (q *request) transportFailure(ctx context.Context, err error) result {
 	if q.r.Context().Err() != nil {
@@ -219,7 +233,10 @@ func describeTransport(err error) string {
 	var dns *net.DNSError
 	var tlsErr *tls.RecordHeaderError
 	var certErr *tls.CertificateVerificationError
+	var pe *ProxyError
 	switch {
+	case errors.As(err, &pe):
+		return pe.Error()
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused (is the endpoint's base_url right and the server up?)"
 	case errors.Is(err, syscall.ECONNRESET):
