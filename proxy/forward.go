@@ -75,10 +75,10 @@ func (q *request) forwardOnce(e *endpoint) result {
 		return q.transportFailure(ctx, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusProxyAuthRequired && e.proxy != nil {
-		// Only a proxy answers 407: a plain http:// upstream reached
-		// through an http proxy that wants other credentials.
-		return q.transportFailure(ctx, &ProxyError{Proxy: proxyAddr(e.proxy), Status: resp.StatusCode, What: connectRefusal(resp.StatusCode)})
+	if perr := ProxyAnswered(e.ProxyURL, resp.StatusCode); perr != nil {
+		// A plain http:// upstream reached through an http proxy that
+		// wants other credentials.
+		return q.transportFailure(ctx, perr)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		firstByte.Stop()

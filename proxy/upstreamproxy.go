@@ -109,6 +109,20 @@ func (e *ProxyError) Error() string {
 
 func (e *ProxyError) Unwrap() error { return e.Err }
 
+// ProxyAnswered is the failure a 407 stands for when it comes back through
+// proxyURL: only a proxy answers 407, so it is the proxy's, not the
+// endpoint's; nil for any other status or without a proxy.
+func ProxyAnswered(proxyURL string, status int) error {
+	if status != http.StatusProxyAuthRequired || proxyURL == "" {
+		return nil
+	}
+	u, err := ParseProxyURL(proxyURL)
+	if err != nil {
+		return nil
+	}
+	return &ProxyError{Proxy: proxyAddr(u), Status: status, What: connectRefusal(status)}
+}
+
 // transports holds the transport of each proxy_url in use.
 type transports struct {
 	base func() *http.Transport // a fresh transport to build a proxied one from

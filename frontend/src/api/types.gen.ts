@@ -256,6 +256,7 @@ export interface EndpointPatch {
   drops: EndpointDrop[] | null;
   on_model_mismatch: OnModelMismatch | null;
   balance: Connector | null;
+  proxy_url: string | null;
 }
 
 /** Go: app.EndpointReply */
@@ -281,6 +282,7 @@ export interface EndpointReply {
   updated_at: string;
   api_key_masked: string;
   has_key: boolean;
+  proxy_url: string;
 }
 
 /** Go: proxy.Excluded */
