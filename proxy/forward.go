@@ -42,6 +42,18 @@ const (
 // (translate.go); so is the answer of an upstream that streams when asked
 // not to, or not when asked to.
 func (q *request) forwardOnce(e *endpoint) result {
+	sp := q.s.speeds.of(e.ID)
+	sp.add(1)
+	defer sp.add(-1)
+	var ttfb time.Duration
+	res := q.sendOnce(e, &ttfb)
+	res.ttfb = ttfb
+	return res
+}
+
+// sendOnce is forwardOnce's attempt; ttfb is set to the time the upstream
+// took to send response headers.
+func (q *request) sendOnce(e *endpoint, ttfb *time.Duration) result {
 	cfg := &q.snap.cfg
 	if q.r.URL.Path == countTokensPath && e.protocol != q.pi {
 		// Only the Messages API counts tokens.
@@ -70,7 +82,9 @@ func (q *request) forwardOnce(e *endpoint) result {
 	firstByte := time.AfterFunc(cfg.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
 	defer firstByte.Stop()
 	q.rec.SentUpstream = true
+	sent := time.Now()
 	resp, err := q.transportTo(e).RoundTrip(req)
+	*ttfb = time.Since(sent)
 	if err != nil {
 		return q.transportFailure(ctx, err)
 	}

@@ -52,6 +52,7 @@ type Server struct {
 	copyBufs sync.Pool
 	learned  learnedDrops // refused parts learned, until the config carries them
 	proxied  transports   // one per endpoint proxy_url in use (upstreamproxy.go)
+	speeds   speeds       // each endpoint's time to first byte, for the fastest strategy (fastest.go)
 	onLearn  func(int64, Learned)
 }
 

@@ -33,7 +33,7 @@ export type OnModelMismatch = "" | "record" | "fail";
 export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
 
 /** Go: proxy.Strategy */
-export type Strategy = "sticky" | "priority" | "round-robin" | "session";
+export type Strategy = "sticky" | "priority" | "round-robin" | "session" | "fastest";
 
 /** Go: proxy.StreamEnd */
 export type StreamEnd = "" | "complete" | "upstream_error" | "idle_timeout" | "client_gone";
@@ -520,6 +520,7 @@ export interface RouteCandidate {
   endpoint: string;
   state: BreakerState;
   translated: boolean;
+  load_ms: number;
 }
 
 /** Go: proxy.Routing */
