@@ -111,3 +111,27 @@ func TestProxyFailureNamed(t *testing.T) {
 		t.Errorf("the upstream got %d requests past the refusing proxy", len(*keys))
 	}
 }
+
+// TestBalanceThroughProxy: a balance read goes through the endpoint's
+// proxy, as its requests do.
+func TestBalanceThroughProxy(t *testing.T) {
+	h := newHarness(t)
+	p := proxytest.NewSOCKS5(t, "bob", proxySecret)
+	rl := newBalanceRelay(t, 2_500_000)
+	body, _ := json.Marshal(map[string]any{"name": "relay", "base_url": rl.srv.URL, "api_key": secretKey, "protocol": "anthropic",
+		"proxy_url": proxyWithCreds(p.URL, "bob", proxySecret), "balance": map[string]any{"template": "newapi"}})
+	e := h.mustCreate(string(body))
+	rl.waitRead(t, "read on save")
+	got := h.balanceOf(e.ID, "POST")
+	if got.Reading == nil || got.Reading.Remaining == nil {
+		t.Fatalf("reading %+v, want what is left", got.Reading)
+	}
+	if n := len(p.Targets()); n == 0 {
+		t.Errorf("the SOCKS5 proxy carried no balance read; its targets %v", p.Targets())
+	}
+	for _, tg := range p.Targets() {
+		if tg != strings.TrimPrefix(rl.srv.URL, "http://") {
+			t.Errorf("the proxy carried %s, want only the relay %s", tg, rl.srv.URL)
+		}
+	}
+}
