@@ -222,21 +222,28 @@ func socksDial(u *url.URL, toProxy func(context.Context, string, string) (net.Co
 	d, _ := xproxy.SOCKS5("tcp", host, auth, contextDialer(toProxy)) // never fails
 	cd := d.(xproxy.ContextDialer)
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		addrs := []string{address}
 		if u.Scheme == "socks5" {
+			// Resolved here; each address is tried in turn, as a direct
+			// dial would.
 			h, port, err := net.SplitHostPort(address)
 			if err == nil && net.ParseIP(h) == nil {
 				ips, err := net.DefaultResolver.LookupIPAddr(ctx, h)
 				if err != nil {
 					return nil, err
 				}
-				if len(ips) > 0 {
-					address = net.JoinHostPort(ips[0].IP.String(), port)
+				addrs = addrs[:0]
+				for _, ip := range ips {
+					addrs = append(addrs, net.JoinHostPort(ip.IP.String(), port))
 				}
 			}
 		}
-		c, err := cd.DialContext(ctx, network, address)
-		if err == nil {
-			return c, nil
+		err := errors.New("no address for " + address)
+		for _, a := range addrs {
+			var c net.Conn
+			if c, err = cd.DialContext(ctx, network, a); err == nil {
+				return c, nil
+			}
 		}
 		if pe := (*ProxyError)(nil); errors.As(err, &pe) {
 			return nil, pe

@@ -114,6 +114,37 @@ func TestEndpointProxies(t *testing.T) {
 	}
 }
 
+// TestSOCKSNames: socks5 resolves the upstream's name here and hands the
+// proxy an address; socks5h hands it the name.
+func TestSOCKSNames(t *testing.T) {
+	for _, tc := range []struct {
+		scheme string
+		byName bool
+	}{{"socks5", false}, {"socks5h", true}} {
+		t.Run(tc.scheme, func(t *testing.T) {
+			p := proxytest.NewSOCKS5(t, "", "")
+			up := upstream(t, okClaude())
+			_, port, _ := strings.Cut(hostOf(up.URL), ":")
+			e := ep(1, "a", "http://localhost:"+port)
+			e.ProxyURL = strings.Replace(p.URL, "socks5://", tc.scheme+"://", 1)
+			h := newHarness(t, Config{Endpoints: []Endpoint{e}})
+			if got := h.post("/v1/messages", claudeBody); got.status != http.StatusOK {
+				t.Fatalf("got %d %s, want 200", got.status, got.body)
+			}
+			h.record()
+			targets := p.Targets()
+			for _, tg := range targets {
+				if named := strings.HasPrefix(tg, "localhost:"); named != tc.byName {
+					t.Errorf("the proxy was asked for %s (all: %v), want by name %v", tg, targets, tc.byName)
+				}
+			}
+			if len(targets) == 0 {
+				t.Error("nothing went through the proxy")
+			}
+		})
+	}
+}
+
 // TestProxyFailures: a proxy that cannot be reached or refuses is a
 // transport failure of the endpoint whose message names the proxy, not
 // the endpoint, and never its password.
