@@ -157,7 +157,12 @@ func (b *balances) read(ctx context.Context, e store.Endpoint) (BalanceReply, bo
 	if c.Empty() {
 		return BalanceReply{}, false
 	}
-	r := b.reader.Read(ctx, c, balance.Target{BaseURL: e.BaseURL, APIKey: e.APIKey})
+	rd := b.reader
+	if e.ProxyURL != "" {
+		// Through the endpoint's proxy, as its requests go.
+		rd.Transport = b.a.transportFor(e)
+	}
+	r := rd.Read(ctx, c, balance.Target{BaseURL: e.BaseURL, APIKey: e.APIKey})
 	return b.apply(ctx, e, c, r), true
 }
 

@@ -53,6 +53,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 			HedgeAfter:      endpointHedge(e.HedgeAfterMs),
 			Drops:           proxyDrops(e.Drops),
 			OnModelMismatch: proxy.OnModelMismatch(e.OnModelMismatch),
+			ProxyURL:        e.ProxyURL,
 		}
 	}
 	return proxy.Config{

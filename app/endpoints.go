@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/ccmesh/ccmesh/app/balance"
@@ -19,6 +20,9 @@ type EndpointReply struct {
 	store.Endpoint
 	APIKeyMasked string `json:"api_key_masked"`
 	HasKey       bool   `json:"has_key"`
+	// ProxyURL is the endpoint's proxy_url with its password shown as
+	// proxy.MaskedPassword; sent back as shown, it keeps the password.
+	ProxyURL string `json:"proxy_url"`
 }
 
 // endpointInput is the body of POST and PUT /api/endpoints, and an endpoint
@@ -78,7 +82,7 @@ func reply(e store.Endpoint) EndpointReply {
 	if e.ModelMap == nil {
 		e.ModelMap = map[string]string{}
 	}
-	return EndpointReply{Endpoint: e, APIKeyMasked: proxy.MaskKey(e.APIKey), HasKey: e.APIKey != ""}
+	return EndpointReply{Endpoint: e, APIKeyMasked: proxy.MaskKey(e.APIKey), HasKey: e.APIKey != "", ProxyURL: proxy.MaskProxyURL(e.ProxyURL)}
 }
 
 func (a *App) endpointReplies() []EndpointReply {
@@ -190,6 +194,10 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		if p.ProxyURL != nil {
+			v := keepProxyPassword(*p.ProxyURL, before.ProxyURL)
+			p.ProxyURL = &v
+		}
 		if p.BaseURL != nil && *p.BaseURL != before.BaseURL && p.Drops == nil {
 			// Another upstream may take what this one refused: what was
 			// learned goes, what the user entered stays (docs/BEHAVIOUR.md#refused-fields).
@@ -201,7 +209,7 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		}
 		// docs/BEHAVIOUR.md#endpoints: a new key or URL is a new upstream; its old failures say
 		// nothing about it.
-		if before.APIKey != updated.APIKey || before.BaseURL != updated.BaseURL {
+		if before.APIKey != updated.APIKey || before.BaseURL != updated.BaseURL || before.ProxyURL != updated.ProxyURL {
 			a.breakers.Get(id).ForceClose()
 		}
 		return nil
@@ -292,4 +300,24 @@ func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) e
 		writeJSON(w, http.StatusOK, h)
 		return nil
 	}
+}
+
+// keepProxyPassword is the proxy_url to store when an edit sends in: the
+// password the API showed masked, sent back as it was shown, stands for
+// the stored one (docs/BEHAVIOUR.md#upstream-proxy).
+func keepProxyPassword(in, stored string) string {
+	u, err := url.Parse(in)
+	if err != nil || u.User == nil {
+		return in
+	}
+	if p, ok := u.User.Password(); !ok || p != proxy.MaskedPassword {
+		return in
+	}
+	old := proxy.ProxyPassword(stored)
+	if old == "" {
+		u.User = url.User(u.User.Username())
+	} else {
+		u.User = url.UserPassword(u.User.Username(), old)
+	}
+	return u.String()
 }

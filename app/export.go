@@ -13,6 +13,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -100,6 +101,12 @@ func exportOf(st *State, keys bool, now time.Time) exportDoc {
 		p := patchOf(e)
 		if !keys {
 			p.APIKey = nil
+			// A proxy's password is a key too: without keys the file
+			// carries no proxy_url that has one, and an import keeps the
+			// stored one.
+			if proxy.ProxyPassword(e.ProxyURL) != "" {
+				p.ProxyURL = nil
+			}
 		}
 		doc.Endpoints = append(doc.Endpoints, p)
 	}

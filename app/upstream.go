@@ -78,12 +78,22 @@ const upstreamActionTimeout = 20 * time.Second
 // client carries the admin side's upstream calls. It never follows a
 // redirect: the request holds the endpoint's key, which must not go to the
 // host a Location names (docs/BEHAVIOUR.md#safety); a 3xx is the answer.
-func (a *App) client() *http.Client {
+func (a *App) client(e store.Endpoint) *http.Client {
 	return &http.Client{
-		Transport:     a.upstream,
+		Transport:     a.transportFor(e),
 		Timeout:       upstreamActionTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// transportFor is the transport that reaches e the way the proxy's
+// requests do: through its proxy_url's (docs/BEHAVIOUR.md#upstream-proxy),
+// else the app's own.
+func (a *App) transportFor(e store.Endpoint) http.RoundTripper {
+	if e.ProxyURL == "" || a.proxy == nil {
+		return a.upstream
+	}
+	return a.proxy.TransportFor(e.ProxyURL)
 }
 
 // upstreamReply is what call returns of an upstream's answer.
@@ -109,11 +119,14 @@ func (a *App) call(ctx context.Context, e store.Endpoint, method, path string, q
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := a.client().Do(req)
+	resp, err := a.client(e).Do(req)
 	if err != nil {
 		return upstreamReply{}, err
 	}
 	defer resp.Body.Close()
+	if err := proxy.ProxyAnswered(e.ProxyURL, resp.StatusCode); err != nil {
+		return upstreamReply{}, err
+	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return upstreamReply{status: resp.StatusCode, location: resp.Header.Get("Location"), body: b}, err
 }
@@ -135,7 +148,7 @@ func (r upstreamReply) redirected() (string, bool) {
 // redact masks e's key and the client token in text an upstream may have
 // echoed them in, before the admin side shows or stores it.
 func (a *App) redact(e store.Endpoint, text string) string {
-	return proxy.Redact(text, e.APIKey, a.state.Load().Settings.ClientToken)
+	return proxy.Redact(text, e.APIKey, proxy.ProxyPassword(e.ProxyURL), a.state.Load().Settings.ClientToken)
 }
 
 // testEndpoint sends GET /v1/models, or a 1-token message where the
@@ -159,6 +172,8 @@ func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 	res := TestResult{At: start, LatencyMs: time.Since(start).Milliseconds(), Status: rep.status}
 	redirect, isRedirect := rep.redirected()
 	switch {
+	case errors.As(err, new(*proxy.ProxyError)):
+		res.Message = proxyFailure(err)
 	case err != nil:
 		res.Message = "could not reach the endpoint: " + err.Error()
 	case isRedirect:
@@ -176,6 +191,13 @@ func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 	a.events.Publish("health", a.Health())
 	writeJSON(w, http.StatusOK, res)
 	return nil
+}
+
+// proxyFailure says that e's proxy, not e, failed.
+func proxyFailure(err error) string {
+	var pe *proxy.ProxyError
+	errors.As(err, &pe)
+	return pe.Error()
 }
 
 func minimalRequest(e store.Endpoint) (string, []byte) {
@@ -309,6 +331,10 @@ func (a *App) modelsPage(ctx context.Context, e store.Endpoint, q url.Values, n 
 		which = fmt.Sprintf("GET /v1/models (page %d)", n)
 	}
 	rep, err := a.call(ctx, e, http.MethodGet, "/v1/models", q, nil)
+	if errors.As(err, new(*proxy.ProxyError)) {
+		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
+			Message: a.redact(e, fmt.Sprintf("%s, %s: %s", e.Name, which, proxyFailure(err)))}
+	}
 	if err != nil {
 		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
 			Message: a.redact(e, fmt.Sprintf("could not reach %s for %s: %v", e.Name, which, err))}

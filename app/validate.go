@@ -27,6 +27,7 @@ const (
 	codeInvalidProtocol = "invalid_protocol"
 	codeInvalidAuth     = "invalid_auth"
 	codeInvalidMismatch = "invalid_on_model_mismatch"
+	codeInvalidProxyURL = "invalid_proxy_url"
 	codeInvalidSetting  = "invalid_setting"
 	codeOutOfRange      = "out_of_range"
 )
@@ -205,6 +206,16 @@ func (in *endpointInput) validate(create bool) *apiError {
 	if in.BaseURL != nil {
 		if err := in.checkBalance(*in.BaseURL); err != nil {
 			return err
+		}
+	}
+	if in.ProxyURL != nil {
+		v := strings.TrimSpace(*in.ProxyURL)
+		in.ProxyURL = &v
+		if v != "" {
+			if _, err := proxy.ParseProxyURL(v); err != nil {
+				// The message never quotes the URL: it may hold a password.
+				return rejected(codeInvalidProxyURL, "proxy_url", "%s (or leave it empty to connect directly)", err.Error())
+			}
 		}
 	}
 	return nil

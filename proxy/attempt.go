@@ -29,6 +29,9 @@ type result struct {
 	// answer that made ccmesh leave parts out during this attempt.
 	dropped Drops
 	refusal string
+	// ttfb is how long the upstream took to send response headers; 0
+	// when it sent none.
+	ttfb time.Duration
 }
 
 // attempt is one attempt's working state. The failover history entry
@@ -272,6 +275,7 @@ func (q *request) finish(at attempt, permit breaker.Permit, model, hedge string)
 	if end.IsZero() {
 		end = time.Now()
 	}
+	q.s.speeds.report(at.e.ID, at.res, end)
 	if ra := at.res.retryAfter; ra > 0 {
 		at.retryAt = end.Add(ra)
 	}

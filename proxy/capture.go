@@ -246,6 +246,9 @@ func captureSecrets(cfg *Config) []string {
 		if e.APIKey != "" {
 			out = append(out, e.APIKey)
 		}
+		if p := ProxyPassword(e.ProxyURL); p != "" {
+			out = append(out, p)
+		}
 	}
 	if cfg.ClientToken != "" {
 		out = append(out, cfg.ClientToken)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -45,6 +46,9 @@ type Endpoint struct {
 	// OnModelMismatch: what an answer naming another model than the one
 	// forwarded does (answered.go); "" records it.
 	OnModelMismatch OnModelMismatch
+	// ProxyURL is the proxy its requests go through
+	// (docs/BEHAVIOUR.md#upstream-proxy); "" is direct.
+	ProxyURL string
 }
 
 // Config is everything the proxy needs to route; the zero value of each
@@ -82,6 +86,8 @@ type endpoint struct {
 	modelMap []mapping
 	protocol int // Protocol index: into snapshot.lists and Server.cursors
 	profile  breaker.Profile
+	proxy    *url.URL          // ProxyURL parsed; nil when direct
+	rt       http.RoundTripper // the transport of its proxy; nil is the Server's own
 	// listIndex[p] is the position in protocol p's routable list; -1 when
 	// the endpoint is not in it.
 	listIndex [numProtocols]int
@@ -200,6 +206,11 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 		dropV1:   versionSegment.MatchString(u.Path),
 		protocol: pi,
 		profile:  e.Protocol.Profile(),
+	}
+	if e.ProxyURL != "" {
+		if ce.proxy, err = ParseProxyURL(e.ProxyURL); err != nil {
+			return nil, err
+		}
 	}
 	for pi := range ce.listIndex {
 		ce.listIndex[pi] = -1

@@ -33,6 +33,11 @@ type RouteCandidate struct {
 	Endpoint   string        `json:"endpoint"`
 	State      breaker.State `json:"state"`
 	Translated bool          `json:"translated"`
+	// LoadMs is the figure the fastest strategy compares
+	// (docs/BEHAVIOUR.md#rotation): the peak-EWMA of its time to first
+	// byte in ms, decayed to now, failures counted as slow answers, times
+	// its attempts in flight plus one; 0 before it has answered.
+	LoadMs float64 `json:"load_ms"`
 }
 
 // Explain runs routing for a request of protocol p asking for model
@@ -68,7 +73,8 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 		i := slices.IndexFunc(d.cands, func(c *endpoint) bool { return c == e })
 		c := d.candidates[i]
 		name := q.translationName(e)
-		x.Candidates = append(x.Candidates, RouteCandidate{EndpointID: c.EndpointID, Endpoint: c.Endpoint, State: c.State, Translated: name != ""})
+		x.Candidates = append(x.Candidates, RouteCandidate{EndpointID: c.EndpointID, Endpoint: c.Endpoint, State: c.State,
+			Translated: name != "", LoadMs: s.speeds.loadMs(e.ID, now)})
 		if name != "" {
 			x.Translated[e.Name] = name
 		}

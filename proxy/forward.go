@@ -42,6 +42,18 @@ const (
 // (translate.go); so is the answer of an upstream that streams when asked
 // not to, or not when asked to.
 func (q *request) forwardOnce(e *endpoint) result {
+	sp := q.s.speeds.of(e.ID)
+	sp.add(1)
+	defer sp.add(-1)
+	var ttfb time.Duration
+	res := q.sendOnce(e, &ttfb)
+	res.ttfb = ttfb
+	return res
+}
+
+// sendOnce is forwardOnce's attempt; ttfb is set to the time the upstream
+// took to send response headers.
+func (q *request) sendOnce(e *endpoint, ttfb *time.Duration) result {
 	cfg := &q.snap.cfg
 	if q.r.URL.Path == countTokensPath && e.protocol != q.pi {
 		// Only the Messages API counts tokens.
@@ -70,11 +82,18 @@ func (q *request) forwardOnce(e *endpoint) result {
 	firstByte := time.AfterFunc(cfg.FirstByteTimeout, func() { cancel(errFirstByteTimeout) })
 	defer firstByte.Stop()
 	q.rec.SentUpstream = true
-	resp, err := q.s.transport.RoundTrip(req)
+	sent := time.Now()
+	resp, err := q.transportTo(e).RoundTrip(req)
+	*ttfb = time.Since(sent)
 	if err != nil {
 		return q.transportFailure(ctx, err)
 	}
 	defer resp.Body.Close()
+	if perr := ProxyAnswered(e.ProxyURL, resp.StatusCode); perr != nil {
+		// A plain http:// upstream reached through an http proxy that
+		// wants other credentials.
+		return q.transportFailure(ctx, perr)
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		firstByte.Stop()
 		return q.upstreamError(e, resp, t)
@@ -200,6 +219,15 @@ func setEndpointAuth(h http.Header, e *endpoint) {
 	}
 }
 
+// transportTo is the transport that reaches e: its proxy's, or the
+// Server's own.
+func (q *request) transportTo(e *endpoint) http.RoundTripper {
+	if e.rt != nil {
+		return e.rt
+	}
+	return q.s.transport
+}
+
 // transportFailure classifies an error before response headers.
 func (q *request) transportFailure(ctx context.Context, err error) result {
 	if q.r.Context().Err() != nil {
@@ -219,7 +247,10 @@ func describeTransport(err error) string {
 	var dns *net.DNSError
 	var tlsErr *tls.RecordHeaderError
 	var certErr *tls.CertificateVerificationError
+	var pe *ProxyError
 	switch {
+	case errors.As(err, &pe):
+		return pe.Error()
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused (is the endpoint's base_url right and the server up?)"
 	case errors.Is(err, syscall.ECONNRESET):

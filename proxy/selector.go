@@ -18,6 +18,7 @@ var selectors = map[Strategy]selector{
 	StrategyPriority:   first{},
 	StrategySession:    first{}, // a session's candidates come in its own order
 	StrategyRoundRobin: roundRobin{},
+	StrategyFastest:    fastest{},
 }
 
 func selectorOf(s Strategy) selector {

@@ -51,6 +51,8 @@ type Server struct {
 	// would otherwise dominate the proxy's allocations.
 	copyBufs sync.Pool
 	learned  learnedDrops // refused parts learned, until the config carries them
+	proxied  transports   // one per endpoint proxy_url in use (upstreamproxy.go)
+	speeds   speeds       // each endpoint's time to first byte, for the fastest strategy (fastest.go)
 	onLearn  func(int64, Learned)
 }
 
@@ -64,7 +66,26 @@ func New(opts Options) *Server {
 	if s.transport == nil {
 		s.transport = NewTransport()
 	}
+	s.proxied.base = func() *http.Transport {
+		if t, ok := opts.Transport.(*http.Transport); ok {
+			return t.Clone()
+		}
+		return NewTransport()
+	}
 	return s
+}
+
+// TransportFor is the transport that reaches an endpoint with proxyURL
+// ("" direct): the admin side's Test, Fetch models and balance reads go
+// the way its requests do.
+func (s *Server) TransportFor(proxyURL string) http.RoundTripper {
+	if proxyURL == "" {
+		return s.transport
+	}
+	if t := s.proxied.get(proxyURL); t != nil {
+		return t
+	}
+	return s.transport
 }
 
 // NewTransport is the default upstream transport, tuned for a local proxy:
@@ -95,6 +116,13 @@ func NewTransport() *http.Transport {
 func (s *Server) Update(cfg Config) {
 	snap := compile(cfg)
 	s.learned.settle(&cfg)
+	use := map[string]bool{}
+	for _, e := range snap.byName {
+		if e.proxy != nil {
+			e.rt, use[e.ProxyURL] = s.proxied.get(e.ProxyURL), true
+		}
+	}
+	s.proxied.keep(use)
 	for name, why := range snap.invalid {
 		s.log.Warn().Str("endpoint", name).Str("error", why).Msg("endpoint left out of routing")
 	}

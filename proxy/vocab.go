@@ -71,15 +71,16 @@ const (
 	StrategyPriority   Strategy = "priority"    // always the first candidate in list order
 	StrategyRoundRobin Strategy = "round-robin" // the cursor advances on every request
 	StrategySession    Strategy = "session"     // a conversation keeps its endpoint; conversations spread (session.go)
+	StrategyFastest    Strategy = "fastest"     // the quicker of two random candidates by time to first byte (fastest.go)
 )
 
 // Strategies lists every Strategy; the first is the default.
-var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession}
+var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyFastest}
 
 // Valid reports whether s is one of Strategies.
 func (s Strategy) Valid() bool {
 	switch s {
-	case StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession:
+	case StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyFastest:
 		return true
 	}
 	return false

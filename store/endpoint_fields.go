@@ -142,6 +142,7 @@ var endpointFields = []endpointField{
 	list("drops", func(e *Endpoint) *[]EndpointDrop { return &e.Drops }, func(p *EndpointPatch) **[]EndpointDrop { return &p.Drops }),
 	plain("on_model_mismatch", func(e *Endpoint) *string { return &e.OnModelMismatch }, func(p *EndpointPatch) **string { return &p.OnModelMismatch }),
 	document("balance", func(e *Endpoint) *json.RawMessage { return &e.Balance }, func(p *EndpointPatch) **json.RawMessage { return &p.Balance }),
+	plain("proxy_url", func(e *Endpoint) *string { return &e.ProxyURL }, func(p *EndpointPatch) **string { return &p.ProxyURL }),
 }
 
 // The statements made of endpointFields.

@@ -30,6 +30,7 @@ var everyField = map[string]any{
 		Error: "400: context_management: Extra inputs are not permitted", Source: "learned"}},
 	"OnModelMismatch": "fail",
 	"Balance":         json.RawMessage(`{"template":"relay","low_threshold":5}`),
+	"ProxyURL":        "socks5h://user:pass@127.0.0.1:1080",
 }
 
 // fullPatch is everyField as an EndpointPatch; it fails t for a patch field

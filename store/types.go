@@ -29,6 +29,7 @@ type Endpoint struct {
 	Drops            []EndpointDrop    `json:"drops"`             // parts of a request it refuses (docs/BEHAVIOUR.md#refused-fields)
 	OnModelMismatch  string            `json:"on_model_mismatch"` // "" (record) | record | fail (docs/BEHAVIOUR.md#the-answers-model)
 	Balance          json.RawMessage   `json:"balance"`           // its balance connector, a JSON object; {} when none (docs/BEHAVIOUR.md#balance)
+	ProxyURL         string            `json:"-"`                 // the proxy its requests go through, "" direct; the API shows it masked (docs/BEHAVIOUR.md#upstream-proxy)
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 }
@@ -57,6 +58,7 @@ type EndpointPatch struct {
 	Drops            *[]EndpointDrop    `json:"drops"`
 	OnModelMismatch  *string            `json:"on_model_mismatch"`
 	Balance          *json.RawMessage   `json:"balance"`
+	ProxyURL         *string            `json:"proxy_url"`
 }
 
 // EndpointDrop is one part of a request an endpoint refuses and gets

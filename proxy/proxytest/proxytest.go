@@ -76,6 +76,16 @@ func New(t testing.TB, def Response) *Upstream {
 	return u
 }
 
+// NewTLS is New over HTTPS (its Client() trusts the certificate): a
+// request to it through an HTTP proxy is a CONNECT tunnel.
+func NewTLS(t testing.TB, def Response) *Upstream {
+	t.Helper()
+	u := &Upstream{fallback: def}
+	u.Server = httptest.NewTLSServer(http.HandlerFunc(u.serve))
+	t.Cleanup(u.Close)
+	return u
+}
+
 // Push queues responses, answered in order before the default.
 func (u *Upstream) Push(rs ...Response) {
 	u.mu.Lock()

@@ -33,7 +33,7 @@ export type OnModelMismatch = "" | "record" | "fail";
 export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
 
 /** Go: proxy.Strategy */
-export type Strategy = "sticky" | "priority" | "round-robin" | "session";
+export type Strategy = "sticky" | "priority" | "round-robin" | "session" | "fastest";
 
 /** Go: proxy.StreamEnd */
 export type StreamEnd = "" | "complete" | "upstream_error" | "idle_timeout" | "client_gone";
@@ -256,6 +256,7 @@ export interface EndpointPatch {
   drops: EndpointDrop[] | null;
   on_model_mismatch: OnModelMismatch | null;
   balance: Connector | null;
+  proxy_url: string | null;
 }
 
 /** Go: app.EndpointReply */
@@ -281,6 +282,7 @@ export interface EndpointReply {
   updated_at: string;
   api_key_masked: string;
   has_key: boolean;
+  proxy_url: string;
 }
 
 /** Go: proxy.Excluded */
@@ -518,6 +520,7 @@ export interface RouteCandidate {
   endpoint: string;
   state: BreakerState;
   translated: boolean;
+  load_ms: number;
 }
 
 /** Go: proxy.Routing */

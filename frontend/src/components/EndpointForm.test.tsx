@@ -92,6 +92,7 @@ describe('endpoint form', () => {
       breaker_overrides: { failure_threshold: 3 },
       price_multiplier: 1,
       hedge_after_ms: -1,
+      proxy_url: '',
       balance: {},
     });
     expect(container.innerHTML).not.toContain(secret);
@@ -115,6 +116,27 @@ describe('endpoint form', () => {
     const put = calls.find((c) => c.method === 'PUT')!.body as Record<string, unknown>;
     expect(put.base_url).toBe('https://b.example');
     expect('api_key' in put).toBe(false);
+  });
+
+  it('shows the proxy with its password masked, sends it back as shown, and refuses another scheme', async () => {
+    const masked = 'socks5h://bob:***@127.0.0.1:1080';
+    const ep = endpoint({ id: 1, name: 'relay', proxy_url: masked });
+    const calls = stubFetch({ ...baseRoutes([ep]), 'PUT /api/endpoints/1': { body: ep } });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const proxy = screen.getByLabelText('Proxy');
+    expect(proxy).toHaveValue(masked);
+    await user.clear(proxy);
+    await user.type(proxy, 'ftp://p.example');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText(/^An http:\/\/, https:\/\/, socks5:\/\/ or socks5h:\/\/ URL/)).toBeInTheDocument();
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+    await user.clear(proxy);
+    await user.type(proxy, masked);
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect((calls.find((c) => c.method === 'PUT')!.body as Record<string, unknown>).proxy_url).toBe(masked);
   });
 });
 

@@ -37,6 +37,8 @@ interface Draft {
   breaker_disabled: boolean;
   price_multiplier: string;
   hedge_after_ms: string;
+  /** The endpoint's proxy; its password shows as *** and, sent back so, stays as stored. */
+  proxy_url: string;
   on_model_mismatch: OnModelMismatch;
   mismatch_was: OnModelMismatch; // the endpoint's, when editing
   /** '' none, a template's name, or 'custom' (balance_custom, a JSON connector). */
@@ -97,6 +99,7 @@ function draftOf(ep?: Endpoint): Draft {
     breaker_disabled: o.disabled ?? false,
     price_multiplier: String(ep?.price_multiplier ?? 1),
     hedge_after_ms: ep && ep.hedge_after_ms >= 0 ? String(ep.hedge_after_ms) : '',
+    proxy_url: ep?.proxy_url ?? '',
     on_model_mismatch: ep?.on_model_mismatch || 'record',
     mismatch_was: ep?.on_model_mismatch || 'record',
     ...balanceDraft(ep?.balance),
@@ -184,6 +187,8 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
   // Empty is the setting's delay (-1); 0 never races this endpoint.
   const hedge = d.hedge_after_ms.trim() === '' ? -1 : Number(d.hedge_after_ms.trim());
   if (!Number.isInteger(hedge) || hedge < -1 || hedge > 600000) errors.hedge_after_ms = t('form.badHedge');
+  const proxyUrl = d.proxy_url.trim();
+  if (proxyUrl !== '' && !/^(https?|socks5h?):\/\/[^/?#]+\/?$/.test(proxyUrl)) errors.proxy_url = t('form.badProxyUrl');
   const bal = buildBalance(d, t);
   if (bal.error) errors[bal.error[0]] = bal.error[1];
 
@@ -200,6 +205,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     breaker_overrides: overrides,
     price_multiplier: multiplier,
     hedge_after_ms: hedge,
+    proxy_url: proxyUrl,
     balance: bal.connector,
   };
   // Sent only when it is not the default, or to go back to it.
@@ -349,6 +355,16 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
           onChange={(e) => set('hedge_after_ms', e.target.value)}
         />
       ), t('form.hedgeAfterHint'))}
+      {field('proxy_url', t('form.proxyUrl'), (
+        <input
+          {...aria('proxy_url', t('form.proxyUrlHint'))}
+          value={d.proxy_url}
+          placeholder={t('form.proxyUrlPlaceholder')}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => set('proxy_url', e.target.value)}
+        />
+      ), t('form.proxyUrlHint'))}
       {field('on_model_mismatch', t('form.onMismatch'), (
         <select {...aria('on_model_mismatch', t('form.onMismatchHint'))} value={d.on_model_mismatch}
           onChange={(e) => set('on_model_mismatch', e.target.value as OnModelMismatch)}>
@@ -411,7 +427,7 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
   );
 }
 
-const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'on_model_mismatch', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
+const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'proxy_url', 'on_model_mismatch', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
 
 function fieldKnown(f: string): boolean {
   return KNOWN.has(f) || f === 'balance' || f.startsWith('balance.');

@@ -19,8 +19,8 @@ const explanation: Explanation = {
   model: 'claude-sonnet-4-5',
   strategy: 'sticky',
   candidates: [
-    { endpoint_id: 1, endpoint: 'claude', state: 'closed', translated: false },
-    { endpoint_id: 2, endpoint: 'glm', state: 'half_open', translated: true },
+    { endpoint_id: 1, endpoint: 'claude', state: 'closed', translated: false, load_ms: 212.4 },
+    { endpoint_id: 2, endpoint: 'glm', state: 'half_open', translated: true, load_ms: 0 },
   ],
   excluded: [
     { endpoint_id: 3, endpoint: 'codex', reason: 'protocol' },
@@ -72,6 +72,20 @@ describe('routing', () => {
     expect(screen.getByTestId('route-result')).toHaveTextContent('Strategy: sticky (keep prompt caches warm)');
     expect(screen.queryByTestId('route-outcome')).toBeNull();
     for (const raw of ['half_open', 'rate_limited', 'openai-chat', 'anthropic→']) expect(screen.getByTestId('route-why')).not.toHaveTextContent(raw);
+  });
+
+  it('shows each candidate’s first-byte figure under the fastest strategy', async () => {
+    stubEventSource();
+    stubFetch({ ...baseRoutes(endpoints), 'GET /api/route': { body: { ...explanation, strategy: 'fastest' } } });
+    const user = userEvent.setup();
+    renderApp(<RoutingPanel />);
+    await screen.findByTestId('routing-matrix');
+    await user.selectOptions(screen.getByLabelText('Client'), 'anthropic');
+    await user.type(screen.getByLabelText('Model'), 'claude-sonnet-4-5');
+    await user.click(screen.getByRole('button', { name: 'Explain' }));
+    await screen.findByTestId('route-candidates');
+    expect(screen.getAllByTestId('route-load').map((el) => el.textContent)).toEqual(['first byte ≈ 212 ms', 'no answer measured yet']);
+    expect(screen.getByTestId('route-result')).toHaveTextContent('Strategy: fastest (quickest first byte)');
   });
 
   it('says what the request would get when no endpoint takes it, and asks again when health changes', async () => {

@@ -158,6 +158,9 @@ function WhyBox() {
                   {candidates.map((c) => (
                     <li key={c.endpoint_id}>
                       <strong>{c.endpoint}</strong> <span className="muted">{word(t, 'logs.state', c.state)}</span>
+                      {result.strategy === 'fastest' && (
+                        <> <span className="muted" data-testid="route-load">{c.load_ms > 0 ? t('routing.load', { ms: Math.round(c.load_ms) }) : t('routing.noLoad')}</span></>
+                      )}
                       {result.translated?.[c.endpoint] && (
                         <> <span className="tag" data-testid="route-translated">{t('routing.translatedTag', { translation: translationLabel(t, result.translated[c.endpoint]) })}</span></>
                       )}

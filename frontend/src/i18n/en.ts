@@ -198,6 +198,10 @@ const en = {
     onMismatchFail: 'Fail the attempt and try the next endpoint',
     onMismatchHint: 'When the answer names another model than the one sent (beyond a date suffix), ccmesh records it; fail makes it a failure of this endpoint.',
     badHedge: 'A whole number from 0 to 600000, or empty',
+    proxyUrl: 'Proxy',
+    proxyUrlHint: 'Reach this endpoint through a proxy: http://, https://, socks5:// or socks5h:// (the proxy resolves names), with user:password@ if it asks. Empty: direct. The password shows as ***; leave it so to keep it.',
+    proxyUrlPlaceholder: 'direct',
+    badProxyUrl: 'An http://, https://, socks5:// or socks5h:// URL with a host and nothing after it, or empty',
     // Which clients the endpoint serves (docs/BEHAVIOUR.md#candidates).
     serves: {
       own: {
@@ -402,6 +406,8 @@ const en = {
     excluded: 'Left out',
     noneExcluded: 'No endpoint left out.',
     translatedTag: 'translated: {{translation}}',
+    load: 'first byte ≈ {{ms}} ms',
+    noLoad: 'no answer measured yet',
     noCandidates: 'No endpoint would take this request: {{outcome}}',
   },
   stats: {
@@ -448,12 +454,13 @@ const en = {
     listenHint: 'Now listening on {{running}}. A new address applies at the next start; --listen at start-up wins over it.',
     dataDir: 'Data directory',
     strategy: 'Strategy',
-    strategies: { sticky: 'sticky (keep prompt caches warm)', priority: 'priority (fail back to the first)', 'round-robin': 'round-robin', session: 'session (one endpoint per conversation)' },
+    strategies: { sticky: 'sticky (keep prompt caches warm)', priority: 'priority (fail back to the first)', 'round-robin': 'round-robin', session: 'session (one endpoint per conversation)', fastest: 'fastest (quickest first byte)' },
     strategyHelp: {
       sticky: 'Every request goes to the same endpoint until it fails, then to the next: caches stay warm, one key carries all the load.',
       priority: 'Always the first endpoint in the list that is healthy: traffic returns to it as soon as it recovers.',
       'round-robin': 'Each request goes to the next endpoint in turn: load spreads, but every turn lands on a cold cache.',
       session: 'Each conversation keeps its own endpoint, and conversations spread over the endpoints; after a failure a conversation moves on and stays. Requests that name no conversation are routed as sticky.',
+      fastest: 'Each request starts at the quicker of two endpoints drawn at random, by their recent time to first byte; a failure counts as a slow answer. A slow endpoint is tried again after a while, so one that got quick gets its share back. Caches go cold when traffic moves.',
     },
     breakerDefaults: 'Breaker defaults',
     claude: 'Claude profile',

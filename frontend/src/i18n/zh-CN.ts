@@ -195,6 +195,10 @@ const zhCN: Strings = {
     onMismatchFail: '视为失败并尝试下一个端点',
     onMismatchHint: '当回答所署名的模型不是发出的模型（日期后缀之外）时，ccmesh 会记录；选择失败则计为此端点的一次失败。',
     badHedge: '0 到 600000 的整数，或留空',
+    proxyUrl: '代理',
+    proxyUrlHint: '通过代理访问此端点：http://、https://、socks5:// 或 socks5h://（由代理解析域名），需要认证时写 user:password@。留空：直连。密码显示为 ***，保持不变即保留原密码。',
+    proxyUrlPlaceholder: '直连',
+    badProxyUrl: '填写带主机名、其后无路径的 http://、https://、socks5:// 或 socks5h:// 地址，或留空',
     serves: {
       own: {
         anthropic: 'Claude Code 和 Anthropic SDK 客户端',
@@ -396,6 +400,8 @@ const zhCN: Strings = {
     excluded: '排除',
     noneExcluded: '没有端点被排除。',
     translatedTag: '协议转换：{{translation}}',
+    load: '首字节 ≈ {{ms}} 毫秒',
+    noLoad: '尚未测得应答',
     noCandidates: '没有端点会接收此请求：{{outcome}}',
   },
   stats: {
@@ -442,12 +448,13 @@ const zhCN: Strings = {
     listenHint: '当前监听 {{running}}。新地址在下次启动时生效；启动参数 --listen 优先。',
     dataDir: '数据目录',
     strategy: '策略',
-    strategies: { sticky: '粘性（保持提示缓存）', priority: '优先级（回到第一个）', 'round-robin': '轮询', session: '会话（每个对话一个端点）' },
+    strategies: { sticky: '粘性（保持提示缓存）', priority: '优先级（回到第一个）', 'round-robin': '轮询', session: '会话（每个对话一个端点）', fastest: '最快（首字节最快）' },
     strategyHelp: {
       sticky: '所有请求都发往同一个端点，直到它失败再换下一个：缓存保持热度，但一个密钥承担全部负载。',
       priority: '总是使用列表中第一个健康的端点：它一恢复，流量就回到它。',
       'round-robin': '每个请求轮流发往下一个端点：负载分散，但每一轮都落在冷缓存上。',
       session: '每个对话固定使用自己的端点，不同对话分散到各个端点；失败后对话换到下一个端点并留在那里。未标明对话的请求按粘性路由。',
+      fastest: '每个请求从随机抽取的两个端点中首字节时间较短的一个开始；失败按慢速应答计。慢的端点过一段时间会再被尝试，变快后便重新分到流量。流量转移时缓存会变冷。',
     },
     breakerDefaults: '熔断器默认值',
     claude: 'Claude 配置',

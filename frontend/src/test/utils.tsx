@@ -109,6 +109,7 @@ export function endpoint(over: Partial<Endpoint> & Pick<Endpoint, 'id' | 'name'>
     balance: {},
     api_key_masked: '',
     has_key: false,
+    proxy_url: '',
     created_at: '2026-11-30T08:00:00Z',
     updated_at: '2026-11-30T08:00:00Z',
     ...over,
