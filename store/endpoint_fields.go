@@ -142,6 +142,8 @@ var endpointFields = []endpointField{
 	list("drops", func(e *Endpoint) *[]EndpointDrop { return &e.Drops }, func(p *EndpointPatch) **[]EndpointDrop { return &p.Drops }),
 	plain("on_model_mismatch", func(e *Endpoint) *string { return &e.OnModelMismatch }, func(p *EndpointPatch) **string { return &p.OnModelMismatch }),
 	document("balance", func(e *Endpoint) *json.RawMessage { return &e.Balance }, func(p *EndpointPatch) **json.RawMessage { return &p.Balance }),
+	list("keys", func(e *Endpoint) *[]EndpointKey { return &e.Keys }, func(p *EndpointPatch) **[]EndpointKey { return &p.Keys }),
+	plain("weight", func(e *Endpoint) *int { return &e.Weight }, func(p *EndpointPatch) **int { return &p.Weight }),
 }
 
 // The statements made of endpointFields.
