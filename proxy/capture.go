@@ -239,12 +239,17 @@ func failed(rec *Record) bool {
 }
 
 // captureSecrets lists what a capture of cfg's requests must mask: every
-// endpoint's key and the client token.
+// endpoint's key, every key of every pool, and the client token.
 func captureSecrets(cfg *Config) []string {
 	var out []string
 	for _, e := range cfg.Endpoints {
 		if e.APIKey != "" {
 			out = append(out, e.APIKey)
+		}
+		for _, k := range e.Keys {
+			if k.Secret != "" && k.Secret != e.APIKey {
+				out = append(out, k.Secret)
+			}
 		}
 	}
 	if cfg.ClientToken != "" {

@@ -45,6 +45,12 @@ type Endpoint struct {
 	// OnModelMismatch: what an answer naming another model than the one
 	// forwarded does (answered.go); "" records it.
 	OnModelMismatch OnModelMismatch
+	// Keys is its key pool (keys.go); when it has any, APIKey is ignored
+	// and each attempt sends one of them.
+	Keys []Key
+	// Weight is its share under the weighted and session strategies
+	// (docs/BEHAVIOUR.md#rotation); 0: only when nothing else is left.
+	Weight int
 }
 
 // Config is everything the proxy needs to route; the zero value of each
@@ -85,6 +91,13 @@ type endpoint struct {
 	// listIndex[p] is the position in protocol p's routable list; -1 when
 	// the endpoint is not in it.
 	listIndex [numProtocols]int
+	// pool is its keys, picker their shared picking state (keys.go); key
+	// and root are set on a key's variant only: the key it sends and the
+	// endpoint it was made from.
+	pool   []*poolKey
+	picker *keyPicker
+	key    *poolKey
+	root   *endpoint
 }
 
 type mapping struct {
@@ -141,6 +154,11 @@ func compile(cfg Config) *snapshot {
 		s.lists[pi] = routableList(all, pi)
 		for i, e := range s.lists[pi] {
 			e.listIndex[pi] = i
+		}
+	}
+	for _, e := range all {
+		for _, k := range e.pool {
+			k.variant.listIndex = e.listIndex
 		}
 	}
 	return s
@@ -219,6 +237,7 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 			-cmp.Compare(a.from.literalLen(), b.from.literalLen()),
 			strings.Compare(a.from.raw, b.from.raw))
 	})
+	compileKeys(ce)
 	return ce, nil
 }
 
