@@ -53,6 +53,8 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 			HedgeAfter:      endpointHedge(e.HedgeAfterMs),
 			Drops:           proxyDrops(e.Drops),
 			OnModelMismatch: proxy.OnModelMismatch(e.OnModelMismatch),
+			Keys:            proxyKeys(e.Keys),
+			Weight:          e.Weight,
 		}
 	}
 	return proxy.Config{

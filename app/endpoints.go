@@ -19,6 +19,8 @@ type EndpointReply struct {
 	store.Endpoint
 	APIKeyMasked string `json:"api_key_masked"`
 	HasKey       bool   `json:"has_key"`
+	// Keys is its key pool, each key masked (docs/BEHAVIOUR.md#key-pools).
+	Keys []KeyReply `json:"keys"`
 }
 
 // endpointInput is the body of POST and PUT /api/endpoints, and an endpoint
@@ -78,7 +80,7 @@ func reply(e store.Endpoint) EndpointReply {
 	if e.ModelMap == nil {
 		e.ModelMap = map[string]string{}
 	}
-	return EndpointReply{Endpoint: e, APIKeyMasked: proxy.MaskKey(e.APIKey), HasKey: e.APIKey != ""}
+	return EndpointReply{Endpoint: e, APIKeyMasked: proxy.MaskKey(e.APIKey), HasKey: e.APIKey != "", Keys: keyReplies(e.Keys)}
 }
 
 func (a *App) endpointReplies() []EndpointReply {
@@ -204,6 +206,7 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		if before.APIKey != updated.APIKey || before.BaseURL != updated.BaseURL {
 			a.breakers.Get(id).ForceClose()
 		}
+		a.resetChangedKeys(before, updated)
 		return nil
 	})
 	if err != nil {
@@ -287,7 +290,7 @@ func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) e
 					"comes back as last saved", e.Name, state, err)}
 		}
 		a.log.Info().Int64("endpoint_id", id).Str("endpoint", e.Name).Str("action", action).Msg("breaker forced")
-		h := a.healthOf(id, e.Name, e.Enabled, time.Now())
+		h := a.endpointHealth(e, time.Now())
 		a.events.Publish("health", a.Health())
 		writeJSON(w, http.StatusOK, h)
 		return nil

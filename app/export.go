@@ -99,7 +99,7 @@ func exportOf(st *State, keys bool, now time.Time) exportDoc {
 	for _, e := range st.Endpoints {
 		p := patchOf(e)
 		if !keys {
-			p.APIKey = nil
+			p.APIKey, p.Keys = nil, nil
 		}
 		doc.Endpoints = append(doc.Endpoints, p)
 	}

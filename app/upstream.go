@@ -135,7 +135,11 @@ func (r upstreamReply) redirected() (string, bool) {
 // redact masks e's key and the client token in text an upstream may have
 // echoed them in, before the admin side shows or stores it.
 func (a *App) redact(e store.Endpoint, text string) string {
-	return proxy.Redact(text, e.APIKey, a.state.Load().Settings.ClientToken)
+	secrets := []string{e.APIKey, a.state.Load().Settings.ClientToken}
+	for _, k := range e.Keys {
+		secrets = append(secrets, k.Key)
+	}
+	return proxy.Redact(text, secrets...)
 }
 
 // testEndpoint sends GET /v1/models, or a 1-token message where the

@@ -49,7 +49,6 @@ func TestSmoothWeightedKeys(t *testing.T) {
 	}
 }
 
-
 // Weighted rendezvous gives each key (or endpoint) a share of the sessions
 // in proportion to its weight.
 func TestWeightedRendezvous(t *testing.T) {
@@ -290,4 +289,32 @@ func TestCaptureSecretsPools(t *testing.T) {
 			t.Errorf("captureSecrets = %d secrets, missing %s", len(got), MaskKey(want))
 		}
 	}
+}
+
+// The weighted strategy spreads requests by endpoint weight; a weight-0
+// endpoint gets requests only when nothing else is left.
+func TestWeightedStrategy(t *testing.T) {
+	a, b, z := upstream(t, okClaude()), upstream(t, okClaude()), upstream(t, okClaude())
+	ea, eb, ez := ep(1, "a", a.URL), ep(2, "b", b.URL), ep(3, "z", z.URL)
+	ea.Weight, eb.Weight, ez.Weight = 3, 1, 0
+	h := newHarness(t, Config{Strategy: StrategyWeighted, Endpoints: []Endpoint{ea, eb, ez}})
+	for range 300 {
+		h.post("/v1/messages", claudeBody)
+		h.record()
+	}
+	if n := a.Count(); n < 225-30 || n > 225+30 {
+		t.Errorf("weight 3 got %d of 300, want 225 ± 10%%", n)
+	}
+	if n := b.Count(); n < 75-30 || n > 75+30 {
+		t.Errorf("weight 1 got %d of 300, want 75 ± 10%%", n)
+	}
+	if n := z.Count(); n != 0 {
+		t.Errorf("weight 0 got %d while others were healthy", n)
+	}
+	h.breakers.Get(1).ForceOpen()
+	h.breakers.Get(2).ForceOpen()
+	if got := h.post("/v1/messages", claudeBody); got.status != 200 || z.Count() != 1 {
+		t.Errorf("with the others open: status %d, weight 0 got %d", got.status, z.Count())
+	}
+	h.record()
 }

@@ -46,7 +46,8 @@ type Server struct {
 	transport   http.RoundTripper
 	snap        atomic.Pointer[snapshot]
 	paused      atomic.Bool
-	affinity    affinities // the session strategy's table (session.go)
+	affinity    affinities                // the session strategy's table (session.go)
+	weights     [numProtocols]weightState // the weighted strategy's (selector.go)
 	// cursors are the per-protocol rotation cursors of docs/BEHAVIOUR.md#rotation, indexes
 	// into the protocol's routable list (taken modulo its current length so
 	// they survive edits).

@@ -71,15 +71,16 @@ const (
 	StrategyPriority   Strategy = "priority"    // always the first candidate in list order
 	StrategyRoundRobin Strategy = "round-robin" // the cursor advances on every request
 	StrategySession    Strategy = "session"     // a conversation keeps its endpoint; conversations spread (session.go)
+	StrategyWeighted   Strategy = "weighted"    // smooth weighted round-robin over the candidates by their weights
 )
 
 // Strategies lists every Strategy; the first is the default.
-var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession}
+var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyWeighted}
 
 // Valid reports whether s is one of Strategies.
 func (s Strategy) Valid() bool {
 	switch s {
-	case StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession:
+	case StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyWeighted:
 		return true
 	}
 	return false
