@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -317,4 +318,20 @@ func TestWeightedStrategy(t *testing.T) {
 		t.Errorf("with the others open: status %d, weight 0 got %d", got.status, z.Count())
 	}
 	h.record()
+}
+
+// Under the session strategy conversations spread over the endpoints by
+// their weights.
+func TestSessionWeights(t *testing.T) {
+	a, b := upstream(t, okClaude()), upstream(t, okClaude())
+	ea, eb := ep(1, "a", a.URL), ep(2, "b", b.URL)
+	ea.Weight, eb.Weight = 3, 1
+	h := newHarness(t, Config{Strategy: StrategySession, Endpoints: []Endpoint{ea, eb}})
+	for i := range 300 {
+		h.post("/v1/messages", claudeBody, "x-claude-code-session-id", "conversation-"+strconv.Itoa(i))
+		h.record()
+	}
+	if n := a.Count(); n < 225-30 || n > 225+30 {
+		t.Errorf("weight 3 got %d of 300 conversations, want 225 ± 10%%", n)
+	}
 }
