@@ -250,3 +250,22 @@ func TestWeightsThroughApp(t *testing.T) {
 		t.Errorf("weight 1 got %d of 300, want 75 ± 30", n)
 	}
 }
+
+// Test takes ?key=<id>: it sends that key, and the result is the key's.
+func TestTestPerKey(t *testing.T) {
+	up := newKeyCounter(t, keyBad)
+	h := newHarness(t)
+	e := h.mustCreate(poolBody(up.srv.URL))
+	path := "/api/endpoints/" + strconv.FormatInt(e.ID, 10) + "/test?key="
+	got := okAs[TestResult](t, h.do("POST", path+strconv.FormatInt(e.Keys[1].ID, 10), ""))
+	if got.OK || got.Status != 401 || up.count(keyBad) != 1 || up.count(keyOne) != 0 {
+		t.Errorf("test of the bad key: %+v, sent bad %d one %d", got, up.count(keyBad), up.count(keyOne))
+	}
+	health := okAs[[]Health](t, h.do("GET", "/api/health", ""))
+	if lt := health[0].Keys[1].LastTest; lt == nil || lt.Status != 401 || health[0].LastTest != nil {
+		t.Errorf("key's last test %+v, endpoint's %+v; want the key's only", lt, health[0].LastTest)
+	}
+	if r := h.do("POST", path+"424242", ""); r.status != 404 {
+		t.Errorf("unknown key: status %d", r.status)
+	}
+}

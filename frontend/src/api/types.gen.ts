@@ -404,6 +404,7 @@ export interface KeyHealth {
   retry_in_ms: number;
   last_error: string;
   last_failure_at: string | null;
+  last_test: TestResult | null;
 }
 
 /** Go: app.KeyMove */
