@@ -398,9 +398,9 @@ export interface KeyHealth {
   label: string;
   key_masked: string;
   enabled: boolean;
-  status: string;
-  state: string;
-  reason: string;
+  status: HealthStatus;
+  state: BreakerState;
+  reason: BreakerReason;
   retry_in_ms: number;
   last_error: string;
   last_failure_at: string | null;

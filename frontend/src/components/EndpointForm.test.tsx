@@ -93,6 +93,7 @@ describe('endpoint form', () => {
       price_multiplier: 1,
       hedge_after_ms: -1,
       balance: {},
+      weight: 1,
     });
     expect(container.innerHTML).not.toContain(secret);
     expect(screen.getByTestId('endpoint-card-glm')).toHaveTextContent('sk-…a1b2');
