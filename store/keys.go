@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,12 +50,14 @@ func mergeKeys(e *Endpoint, before []EndpointKey, p EndpointPatch) *ValidationEr
 		case key == "":
 			e.Keys = []EndpointKey{}
 		case len(before) > 0 && before[0].Key == key:
-			e.Keys = before // the same first key: the pool stays as it was
+			e.Keys = slices.Clone(before) // the same first key: the pool stays as it was
 		default:
 			e.Keys = []EndpointKey{{Key: key, Weight: 1, Enabled: true}}
 		}
 	default:
-		e.Keys = before
+		// A copy: checkKeys normalises in place, and before may be a
+		// snapshot others read (CheckReplace).
+		e.Keys = slices.Clone(before)
 	}
 	if e.Keys == nil {
 		e.Keys = []EndpointKey{}
