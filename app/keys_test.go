@@ -269,3 +269,40 @@ func TestTestPerKey(t *testing.T) {
 		t.Errorf("unknown key: status %d", r.status)
 	}
 }
+
+// GET /api/stats?group=key counts each pool key's attempts apart, named by
+// its endpoint, label and mask.
+func TestStatsByKey(t *testing.T) {
+	up := newKeyCounter(t, keyBad)
+	h := newHarness(t)
+	if r := h.do("PUT", "/api/settings", `{"strategy":"round-robin"}`); r.status != 200 {
+		t.Fatalf("settings: %d %s", r.status, r.body)
+	}
+	h.mustCreate(poolBody(up.srv.URL))
+	for range 6 {
+		h.postMessages(t, "claude-sonnet-4-5")
+	}
+	got := okAs[struct {
+		Buckets []StatBucket `json:"buckets"`
+	}](t, h.do("GET", "/api/stats?group=key&minutes=60&bucket=hour", ""))
+	attempts, errs := map[string]int64{}, map[string]int64{}
+	for _, b := range got.Buckets {
+		attempts[b.Key] += b.Attempts
+		errs[b.Key] += b.Errors
+	}
+	one, bad := "pool / one (sk-…6789)", "pool / bad (sk-…6789)"
+	if attempts[one] == 0 || attempts["pool / three (sk-…4567)"] == 0 {
+		t.Errorf("attempts per key %v, want the good keys counted", attempts)
+	}
+	if attempts[bad] == 0 || errs[bad] != attempts[bad] || errs[one] != 0 {
+		t.Errorf("errors per key %v of %v, want every attempt of the bad key an error, none of the others", errs, attempts)
+	}
+	for k := range attempts {
+		if strings.Contains(k, "0123456789") {
+			t.Errorf("a key bucket names the key: %q", k)
+		}
+	}
+	if r := h.do("GET", "/api/stats?group=nope", ""); r.status != 400 {
+		t.Errorf("group=nope: status %d", r.status)
+	}
+}
