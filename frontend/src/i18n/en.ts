@@ -320,6 +320,7 @@ const en = {
       breaker: 'breaker not available',
       notFast: 'not in the fast queue (while it has endpoints for this client, only they take requests)',
       disabled: 'disabled',
+      keys: 'no key of its pool available',
     },
     // What went wrong in an attempt (docs/BEHAVIOUR.md#attempt-loop).
     errorType: {

@@ -316,6 +316,7 @@ const zhCN: Strings = {
       protocol: '使用 {{protocol}} 协议，且未列出该模型',
       protocolUnknown: '使用其他协议，且未列出该模型',
       breaker: '熔断器不可用',
+      keys: '密钥池中没有可用的密钥',
       notFast: '不在快速队列中（快速队列里有可服务此客户端的端点时，只用这些端点）',
       disabled: '已停用',
     },
