@@ -200,7 +200,7 @@ func (q *request) visit(e *endpoint, budget int) visitEnd {
 				continue
 			}
 		case actNext:
-			if last := q.attempts[len(q.attempts)-1]; last.e.key != nil && last.e.origin() == e && keyFault(last.res) {
+			if last := q.attempts[len(q.attempts)-1]; last.e.key != nil && last.e.origin() == e && e.pooled && keyFault(last.res) {
 				spent = append(spent, last.e.key.ID)
 				wait = false
 				continue
@@ -252,7 +252,12 @@ func (q *request) permit(e *endpoint, spent []int64) (permit, error) {
 		p.ep.Done(neutral)
 		return permit{}, err
 	}
-	p.e, p.key, p.keyed = k.variant, kp, true
+	p.e, p.key, p.keyed = k.variant, kp, e.pooled
+	if !e.pooled {
+		// The endpoint's own breaker hears everything; the key's only
+		// lets a forced-open key hold the endpoint back.
+		kp.Done(neutral)
+	}
 	return p, nil
 }
 
@@ -343,7 +348,7 @@ func (q *request) finish(at attempt, p permit, model, hedge string) {
 	if k := e.key; k != nil {
 		a := &q.rec.Attempts[len(q.rec.Attempts)-1]
 		a.KeyID, a.Key = k.ID, k.label()
-		a.KeyFault = keyFault(at.res)
+		a.KeyFault = e.origin().pooled && keyFault(at.res)
 	}
 	if at.res.act != actDone && at.res.act != actStop {
 		// The message may quote the upstream's body: it goes to the request

@@ -96,6 +96,9 @@ type endpoint struct {
 	// endpoint it was made from.
 	pool   []*poolKey
 	picker *keyPicker
+	// pooled: more than one key is enabled, so a key's faults are its
+	// own; a pool of one key fails as the endpoint, as a lone api_key did.
+	pooled bool
 	key    *poolKey
 	root   *endpoint
 }

@@ -52,6 +52,13 @@ func compileKeys(ce *endpoint) {
 		return
 	}
 	ce.picker = &keyPicker{current: map[int64]int{}}
+	enabled := 0
+	for _, k := range ce.Keys {
+		if k.Enabled {
+			enabled++
+		}
+	}
+	ce.pooled = enabled > 1
 	ce.pool = make([]*poolKey, 0, len(ce.Keys))
 	for _, k := range ce.Keys {
 		pk := &poolKey{Key: k, mask: MaskKey(k.Secret)}

@@ -335,3 +335,23 @@ func TestSessionWeights(t *testing.T) {
 		t.Errorf("weight 3 got %d of 300 conversations, want 225 ± 10%%", n)
 	}
 }
+
+// A pool of one enabled key fails as the endpoint, as a lone api_key did:
+// its 401s count on the endpoint's breaker, not the key's.
+func TestSingleKeyFailsAsEndpoint(t *testing.T) {
+	u := newKeyedUpstream(t, "sk-bad-key-0000002")
+	other := key(13, "off", "sk-off-key-0000003", 1)
+	other.Enabled = false
+	h := newHarness(t, Config{Endpoints: []Endpoint{pooled(1, "one", u.URL, key(12, "only", "sk-bad-key-0000002", 1), other)}})
+	h.post("/v1/messages", claudeBody)
+	rec := h.record()
+	if len(rec.Attempts) != 1 || rec.Attempts[0].KeyFault || rec.Attempts[0].KeyID != 12 {
+		t.Errorf("attempts %+v, want one on key 12, not a key fault", rec.Attempts)
+	}
+	if v := h.breakers.Get(1).View(time.Now()); v.Counts.ConsecutiveFailures != 1 {
+		t.Errorf("endpoint breaker counted %d failures, want 1", v.Counts.ConsecutiveFailures)
+	}
+	if v := h.srv.keyBreakers.Get(12).View(time.Now()); v.Counts.ConsecutiveFailures != 0 {
+		t.Errorf("key breaker counted %d failures, want none", v.Counts.ConsecutiveFailures)
+	}
+}
