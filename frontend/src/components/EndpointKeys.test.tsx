@@ -50,6 +50,22 @@ describe('key pools', () => {
     await waitFor(() => expect(within(within(list).getByTestId('key-11')).getByTestId('status-badge')).toHaveAttribute('data-status', 'unhealthy'));
   });
 
+  it('shows a lone key only while its breaker holds the endpoint back', async () => {
+    const one = [keys[0]];
+    stubFetch(baseRoutes([endpoint({ id: 1, name: 'solo', keys: one, has_key: true, api_key_masked: 'sk-…aaaa' })], [health({ id: 1, name: 'solo', keys: [keyHealth(11)] })]));
+    renderApp(<EndpointsPanel />);
+    await screen.findByTestId('endpoint-card-solo');
+    expect(screen.queryByTestId('endpoint-keys')).toBeNull();
+  });
+
+  it('shows a lone key forced open', async () => {
+    const one = [keys[0]];
+    stubFetch(baseRoutes([endpoint({ id: 1, name: 'solo', keys: one, has_key: true, api_key_masked: 'sk-…aaaa' })], [health({ id: 1, name: 'solo', keys: [keyHealth(11, { status: 'unhealthy', state: 'open', reason: 'manual' })] })]));
+    renderApp(<EndpointsPanel />);
+    const list = await screen.findByTestId('endpoint-keys');
+    expect(within(list).getByTestId('status-badge')).toHaveAttribute('data-status', 'unhealthy');
+  });
+
   it('sends pasted keys after the stored ones, kept by id, and refuses a repeat', async () => {
     const ep = endpoint({ id: 1, name: 'pool', keys, has_key: true, api_key_masked: 'sk-…aaaa' });
     const calls = stubFetch({

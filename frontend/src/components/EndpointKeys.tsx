@@ -13,8 +13,10 @@ interface Props {
 /** An endpoint's key pool on its card (docs/BEHAVIOUR.md#key-pools): each key's state, last error, and its own force and Test. */
 export function EndpointKeys({ endpoint: ep, health, busy, onForce, onTest }: Props) {
   const { t } = useTranslation();
-  if (ep.keys.length < 2) return null;
   const byId = new Map<number, KeyHealth>((health?.keys ?? []).map((k) => [k.id, k]));
+  // A lone key is the endpoint's own, shown by the card, unless its breaker holds the endpoint back.
+  const held = (health?.keys ?? []).some((k) => k.state !== 'closed');
+  if (ep.keys.length === 0 || (ep.keys.length < 2 && !held)) return null;
   return (
     <section className="endpoint-keys" aria-label={t('endpoints.keys')} data-testid="endpoint-keys">
       <h4>{t('endpoints.keys')}</h4>
