@@ -42,6 +42,8 @@ func (a *App) api(mux *http.ServeMux) {
 	h("DELETE /api/endpoints/{id}", a.deleteEndpoint)
 	h("POST /api/endpoints/{id}/force-open", a.forceBreaker(true))
 	h("POST /api/endpoints/{id}/force-close", a.forceBreaker(false))
+	h("POST /api/endpoints/{id}/keys/{key}/force-open", a.forceKey(true))
+	h("POST /api/endpoints/{id}/keys/{key}/force-close", a.forceKey(false))
 	h("POST /api/endpoints/{id}/test", a.testEndpoint)
 	h("POST /api/endpoints/{id}/fetch-models", a.fetchModels)
 	h("GET /api/endpoints/{id}/balance", a.getBalance)

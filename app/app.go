@@ -59,12 +59,17 @@ type App struct {
 	log      zerolog.Logger
 	db       *store.DB
 	breakers *breaker.Set
-	proxy    *proxy.Server
-	logw     *store.LogWriter
-	events   *Hub
-	stats    *endpointStats
-	upstream http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
-	token    string
+	// keyBreakers are the breakers of pool keys, by key id (keys.go);
+	// knownKeys the ids configured by the last reload.
+	keyBreakers *breaker.Set
+	knownKeys   map[int64]bool
+	keyFails    keyFailures
+	proxy       *proxy.Server
+	logw        *store.LogWriter
+	events      *Hub
+	stats       *endpointStats
+	upstream    http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
+	token       string
 
 	today   todayTotals   // today's requests and cost, for the tray
 	recent  recentChanges // the latest breaker changes, for the tray
@@ -156,6 +161,7 @@ func (a *App) start(ctx context.Context) error {
 		a.opts.Listen = settings.Listen
 	}
 	a.breakers = breaker.NewSet(breakerConfig(settings), a.onTransition)
+	a.keyBreakers = breaker.NewSet(breakerConfig(settings), a.onKeyTransition)
 	rows, err := a.db.LoadBreakerStates(ctx)
 	if err != nil {
 		return fmt.Errorf("load breaker states: %w", err)
@@ -188,11 +194,12 @@ func (a *App) start(ctx context.Context) error {
 		return fmt.Errorf("load the latest breaker changes: %w", err)
 	}
 	a.proxy = proxy.New(proxy.Options{
-		Breakers:  a.breakers,
-		Sink:      logSink{a},
-		Logger:    a.log.With().Str("component", "proxy").Logger(),
-		Transport: a.opts.Transport,
-		OnLearn:   a.learn.queue,
+		Breakers:    a.breakers,
+		KeyBreakers: a.keyBreakers,
+		Sink:        logSink{a},
+		Logger:      a.log.With().Str("component", "proxy").Logger(),
+		Transport:   a.opts.Transport,
+		OnLearn:     a.learn.queue,
 	})
 	if err := a.reload(ctx); err != nil {
 		return err
@@ -262,6 +269,7 @@ func (a *App) reload(ctx context.Context) error {
 	for i, e := range eps {
 		a.breakers.SetOverrides(e.ID, overrides[i])
 	}
+	a.configureKeyBreakers(eps, overrides, breakerConfig(settings))
 	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
 	a.forgetTests(eps)

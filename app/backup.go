@@ -203,7 +203,7 @@ func parseBackup(plain []byte) (*backupFile, error) {
 	default: // version 1 said nothing: it had keys if it shows one
 		f.keys = f.doc.Settings != nil && f.doc.Settings.ClientToken != ""
 		for _, e := range f.doc.Endpoints {
-			f.keys = f.keys || e.APIKey != nil
+			f.keys = f.keys || e.APIKey != nil || e.Keys != nil
 		}
 	}
 	return f, nil
@@ -308,7 +308,7 @@ func keyMoves(stored []store.Endpoint, patches []store.EndpointPatch, moveKeys b
 	var moves []KeyMove
 	for i, p := range patches {
 		e, ok := byName[*p.Name] // planImport requires a name
-		if !ok || e.APIKey == "" || p.APIKey != nil || p.BaseURL == nil {
+		if !ok || e.APIKey == "" || p.APIKey != nil || p.Keys != nil || p.BaseURL == nil {
 			continue
 		}
 		from, to := urlOrigin(e.BaseURL), urlOrigin(*p.BaseURL)
@@ -446,6 +446,9 @@ func (a *App) applyImport(ctx context.Context, st *State, p *importPlan) error {
 		fields := p.report.Fields[e.Name]
 		if slices.Contains(fields, "api_key") || slices.Contains(fields, "base_url") {
 			a.breakers.Get(e.ID).ForceClose()
+			for _, k := range e.Keys {
+				a.keyBreakers.Get(k.ID).ForceClose()
+			}
 		}
 	}
 	return nil

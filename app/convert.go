@@ -54,6 +54,8 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 			Drops:           proxyDrops(e.Drops),
 			OnModelMismatch: proxy.OnModelMismatch(e.OnModelMismatch),
 			ProxyURL:        e.ProxyURL,
+			Keys:            proxyKeys(e.Keys),
+			Weight:          e.Weight,
 		}
 	}
 	return proxy.Config{

@@ -23,6 +23,8 @@ type EndpointReply struct {
 	// ProxyURL is the endpoint's proxy_url with its password shown as
 	// proxy.MaskedPassword; sent back as shown, it keeps the password.
 	ProxyURL string `json:"proxy_url"`
+	// Keys is its key pool, each key masked (docs/BEHAVIOUR.md#key-pools).
+	Keys []KeyReply `json:"keys"`
 }
 
 // endpointInput is the body of POST and PUT /api/endpoints, and an endpoint
@@ -82,7 +84,7 @@ func reply(e store.Endpoint) EndpointReply {
 	if e.ModelMap == nil {
 		e.ModelMap = map[string]string{}
 	}
-	return EndpointReply{Endpoint: e, APIKeyMasked: proxy.MaskKey(e.APIKey), HasKey: e.APIKey != "", ProxyURL: proxy.MaskProxyURL(e.ProxyURL)}
+	return EndpointReply{Endpoint: e, APIKeyMasked: proxy.MaskKey(e.APIKey), HasKey: e.APIKey != "", ProxyURL: proxy.MaskProxyURL(e.ProxyURL), Keys: keyReplies(e.Keys)}
 }
 
 func (a *App) endpointReplies() []EndpointReply {
@@ -212,6 +214,7 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		if before.APIKey != updated.APIKey || before.BaseURL != updated.BaseURL || before.ProxyURL != updated.ProxyURL {
 			a.breakers.Get(id).ForceClose()
 		}
+		a.resetChangedKeys(before, updated)
 		return nil
 	})
 	if err != nil {
@@ -295,7 +298,7 @@ func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) e
 					"comes back as last saved", e.Name, state, err)}
 		}
 		a.log.Info().Int64("endpoint_id", id).Str("endpoint", e.Name).Str("action", action).Msg("breaker forced")
-		h := a.healthOf(id, e.Name, e.Enabled, time.Now())
+		h := a.endpointHealth(e, time.Now())
 		a.events.Publish("health", a.Health())
 		writeJSON(w, http.StatusOK, h)
 		return nil

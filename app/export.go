@@ -100,7 +100,7 @@ func exportOf(st *State, keys bool, now time.Time) exportDoc {
 	for _, e := range st.Endpoints {
 		p := patchOf(e)
 		if !keys {
-			p.APIKey = nil
+			p.APIKey, p.Keys = nil, nil
 			// A proxy's password is a key too: without keys the file
 			// carries no proxy_url that has one, and an import keeps the
 			// stored one.

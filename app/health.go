@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/store"
 )
 
 // Health is one endpoint's row of GET /api/health (docs/BEHAVIOUR.md#health).
@@ -30,6 +31,8 @@ type Health struct {
 	// OtherModel24h counts the answers of the last 24 hours that named
 	// another model than the one forwarded (docs/BEHAVIOUR.md#the-answers-model).
 	OtherModel24h int64 `json:"other_model_24h"`
+	// Keys is the health of each key of its pool (docs/BEHAVIOUR.md#key-pools).
+	Keys []KeyHealth `json:"keys"`
 }
 
 // statusOf maps a breaker view to docs/BEHAVIOUR.md#health's words.
@@ -51,7 +54,7 @@ func (a *App) Health() []Health {
 	st := a.state.Load()
 	out := make([]Health, 0, len(st.Endpoints))
 	for _, e := range st.Endpoints {
-		out = append(out, a.healthOf(e.ID, e.Name, e.Enabled, now))
+		out = append(out, a.endpointHealth(e, now))
 	}
 	return out
 }
@@ -59,6 +62,13 @@ func (a *App) Health() []Health {
 func (a *App) getHealth(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, a.Health())
 	return nil
+}
+
+// endpointHealth is e's health with its keys'.
+func (a *App) endpointHealth(e store.Endpoint, now time.Time) Health {
+	h := a.healthOf(e.ID, e.Name, e.Enabled, now)
+	h.Keys = a.keyHealth(e, now)
+	return h
 }
 
 func (a *App) healthOf(id int64, name string, enabled bool, now time.Time) Health {

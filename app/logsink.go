@@ -16,6 +16,7 @@ type logSink struct{ a *App }
 func (s logSink) Log(rec *proxy.Record) {
 	for i := range rec.Attempts {
 		at := &rec.Attempts[i]
+		s.a.keyFails.observe(*at)
 		if at.Outcome == breaker.Neutral || at.EndpointID == 0 {
 			continue
 		}

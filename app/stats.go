@@ -57,6 +57,7 @@ type statsQuery struct {
 	from, to time.Time
 	bucket   string // minute, hour or day
 	byModel  bool
+	byKey    bool // group=key: the pool key buckets
 }
 
 // Stats ranges and their limits.
@@ -102,8 +103,10 @@ func parseStatsQuery(r *http.Request, now time.Time) (statsQuery, error) {
 	case "", "endpoint":
 	case "model":
 		s.byModel = true
+	case "key":
+		s.byKey = true
 	default:
-		return s, errBadRequest("bad_query", "group", "query group=%q must be endpoint or model", g)
+		return s, errBadRequest("bad_query", "group", "query group=%q must be endpoint, model or key", g)
 	}
 	switch {
 	case !s.from.Before(s.to):
@@ -124,7 +127,11 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 	if q.bucket != "minute" {
 		from = from.Truncate(time.Hour)
 	}
-	rows, err := a.db.UsageBuckets(r.Context(), from, q.to, q.bucket == "minute")
+	read := a.db.UsageBuckets
+	if q.byKey {
+		read = a.db.UsageKeyBuckets
+	}
+	rows, err := read(r.Context(), from, q.to, q.bucket == "minute")
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +143,12 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 	for i := range rows {
 		b := &rows[i]
 		k := key{start: b.Start, key: b.Endpoint}
-		if q.byModel {
+		switch {
+		case q.byModel:
 			k.key = b.Model
+		case q.byKey:
+			// Its endpoint's name and the key's label and mask, never the key.
+			k.key = b.Endpoint + " / " + b.Key
 		}
 		if q.bucket == "day" {
 			t := b.Start.In(time.Local)
@@ -191,6 +202,9 @@ func (a *App) statsCSVHandler(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Disposition", `attachment; filename="ccmesh-stats.csv"`)
 	cw := csv.NewWriter(w)
 	group := "endpoint"
+	if q.byKey {
+		group = "key"
+	}
 	if q.byModel {
 		group = "model"
 	}

@@ -148,18 +148,28 @@ func (r upstreamReply) redirected() (string, bool) {
 // redact masks e's key and the client token in text an upstream may have
 // echoed them in, before the admin side shows or stores it.
 func (a *App) redact(e store.Endpoint, text string) string {
-	return proxy.Redact(text, e.APIKey, proxy.ProxyPassword(e.ProxyURL), a.state.Load().Settings.ClientToken)
+	secrets := []string{e.APIKey, proxy.ProxyPassword(e.ProxyURL), a.state.Load().Settings.ClientToken}
+	for _, k := range e.Keys {
+		secrets = append(secrets, k.Key)
+	}
+	return proxy.Redact(text, secrets...)
 }
 
 // testEndpoint sends GET /v1/models, or a 1-token message where the
 // upstream does not serve the model list, and keeps the result for health,
-// in memory and in the database (docs/BEHAVIOUR.md#health).
+// in memory and in the database (docs/BEHAVIOUR.md#health). With ?key=<id>
+// it tests that key of the pool, and keeps the result for the key's health
+// (in memory only).
 func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 	e, err := a.pathEndpoint(r)
 	if err != nil {
 		return err
 	}
 	id := e.ID
+	keyID, err := a.testKey(r, &e)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
 	start := time.Now()
@@ -185,7 +195,9 @@ func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 		res.Message = fmt.Sprintf("the endpoint answered %d: %s", rep.status, head(rep.body, 300))
 	}
 	res.Message = a.redact(e, res.Message)
-	if err := a.keepTest(r.Context(), id, res); err != nil {
+	if keyID != 0 {
+		a.keyFails.keepTest(keyID, res)
+	} else if err := a.keepTest(r.Context(), id, res); err != nil {
 		return err
 	}
 	a.events.Publish("health", a.Health())

@@ -55,7 +55,8 @@ func FillUsage(row *store.RequestLog, rec *proxy.Record, price func(model string
 			inRace++
 		}
 		d := store.UsageDelta{EndpointID: at.EndpointID, Endpoint: at.Endpoint, Model: model,
-			Attempts: 1, Errors: b2i(i != answer || !ok), Hedges: b2i(at.Hedge != "" && inRace == 2)}
+			Attempts: 1, Errors: b2i(i != answer || !ok), Hedges: b2i(at.Hedge != "" && inRace == 2),
+			KeyID: at.KeyID, Key: at.Key}
 		if i == answer {
 			d.Requests, d.Succeeded = 1, b2i(ok)
 		}

@@ -245,7 +245,7 @@ func TestImportValidation(t *testing.T) {
 		{`{"version":1,"endpoints":[{"name":"ok","base_url":"https://a.example","protocol":"anthropic"},{"name":"bad name","base_url":"https://a.example","protocol":"anthropic"}]}`,
 			apiErr{"invalid_name", "endpoints[1].name", `endpoint 2 (bad name): name "bad name" must be 1 to 64 characters of letters, digits, '.', '_' or '-' (it is used in @name/model)`}},
 		{`{"version":1,"settings":{"strategy":"nope"},"endpoints":[]}`,
-			apiErr{"invalid_setting", "strategy", `strategy must be sticky, priority, round-robin, session or fastest, not "nope"`}},
+			apiErr{"invalid_setting", "strategy", `strategy must be sticky, priority, round-robin, session, fastest or weighted, not "nope"`}},
 	}
 	for _, tc := range bad {
 		r := h.do("POST", "/api/import", tc.body)

@@ -71,7 +71,7 @@ const (
 // waited, and the caller routes again.
 func (q *request) runAttempts(cands []*endpoint) loopEnd {
 	if q.budget == 0 {
-		q.budget = max(1, 2*len(cands))
+		q.budget = max(1, attemptShare(cands))
 		if q.explicit != nil {
 			q.budget = 3
 		}
@@ -107,6 +107,22 @@ func (q *request) runAttempts(cands []*endpoint) loopEnd {
 	}
 	q.exhausted(cands)
 	return loopDone
+}
+
+// attemptShare is the attempts the candidates are worth: two each, or one
+// per enabled key of a larger pool (docs/BEHAVIOUR.md#key-pools).
+func attemptShare(cands []*endpoint) int {
+	n := 0
+	for _, e := range cands {
+		keys := 0
+		for _, k := range e.pool {
+			if k.Enabled {
+				keys++
+			}
+		}
+		n += max(2, keys)
+	}
+	return n
 }
 
 // waitOutRateLimits waits, when every attempt so far was a 429, budget is
@@ -151,16 +167,19 @@ const (
 
 // visit makes one attempt on e, and one more after RetryDelay when the
 // first asks for a retry (any number, within the budget, for an explicit
-// endpoint).
+// endpoint). An endpoint with a key pool moves to its next key at once
+// when an attempt fails by its key (keyFault), one attempt per key.
 func (q *request) visit(e *endpoint, budget int) visitEnd {
+	var spent []int64 // keys of e's pool that failed in this visit
+	retries, wait := 0, false
 	for tries := 0; len(q.attempts) < budget; tries++ {
-		if tries > 0 {
+		if wait {
 			if err := sleepCtx(q.r.Context(), q.snap.cfg.RetryDelay); err != nil {
 				q.clientGone(err)
 				return visitDone
 			}
 		}
-		permit, err := q.permit(e)
+		p, err := q.permit(e, spent)
 		if err != nil {
 			q.s.log.Debug().Str("endpoint", e.Name).Err(err).Msg("breaker refused a candidate")
 			if tries == 0 {
@@ -168,7 +187,7 @@ func (q *request) visit(e *endpoint, budget int) visitEnd {
 			}
 			return visitFailed
 		}
-		switch q.try(e, permit) {
+		switch q.try(p.e, p) {
 		case actDone:
 			if at := q.answered(); q.sess.hex != "" && at.res.outcome.Kind == breaker.Success {
 				q.s.affinity.set(q.sess.hash, at.e.ID, time.Now())
@@ -178,7 +197,15 @@ func (q *request) visit(e *endpoint, budget int) visitEnd {
 			q.clientGone(nil)
 			return visitDone
 		case actRetry:
-			if tries == 0 || q.explicit != nil {
+			if retries == 0 || q.explicit != nil {
+				retries++
+				wait = true
+				continue
+			}
+		case actNext:
+			if last := q.attempts[len(q.attempts)-1]; last.e.key != nil && last.e.origin() == e && e.pooled && keyFault(last.res) {
+				spent = append(spent, last.e.key.ID)
+				wait = false
 				continue
 			}
 		}
@@ -199,20 +226,40 @@ func (q *request) answered() attempt {
 	return q.attempts[len(q.attempts)-1]
 }
 
-// permit takes the breaker permit for one attempt: explicit requests skip
-// the breaker's verdict but still report to it (docs/BEHAVIOUR.md#explicit-endpoint).
-func (q *request) permit(e *endpoint) (breaker.Permit, error) {
+// permit takes the breaker permits for one attempt on e, its endpoint's
+// and, when e has a key pool, a key's not in spent (keys.go): explicit
+// requests skip the breakers' verdict but still report to them
+// (docs/BEHAVIOUR.md#explicit-endpoint).
+func (q *request) permit(e *endpoint, spent []int64) (permit, error) {
 	cfg := &q.snap.cfg
 	// A permit whose request never reports must not wedge a HalfOpen
 	// breaker; a longer stream reporting to an expired permit changes nothing.
 	deadline := time.Now().Add(cfg.FirstByteTimeout + permitGrace)
 	b := q.s.breakers.Get(e.ID)
+	var p permit
 	if q.explicit != nil {
-		return b.Bypass(e.profile, deadline), nil
+		p.ep = b.Bypass(e.profile, deadline)
+	} else {
+		ep, err := b.Allow(e.profile, deadline)
+		if err != nil {
+			return permit{}, fmt.Errorf("breaker of %s: %w", e.Name, err)
+		}
+		p.ep = ep
 	}
-	p, err := b.Allow(e.profile, deadline)
+	p.e = e
+	if len(e.pool) == 0 {
+		return p, nil
+	}
+	k, kp, err := q.keyPermit(e, spent, deadline)
 	if err != nil {
-		return p, fmt.Errorf("breaker of %s: %w", e.Name, err)
+		p.ep.Done(neutral)
+		return permit{}, err
+	}
+	p.e, p.key, p.keyed = k.variant, kp, e.pooled
+	if !e.pooled {
+		// The endpoint's own breaker hears everything; the key's only
+		// lets a forced-open key hold the endpoint back.
+		kp.Done(neutral)
 	}
 	return p, nil
 }
@@ -245,13 +292,13 @@ func (q *request) leave(e *endpoint, seen int64) int64 {
 // try runs one attempt on e, reports its outcome to the permit and
 // appends it to the failover history. An attempt may be raced by a hedge
 // on the next candidate, once per request (hedge.go).
-func (q *request) try(e *endpoint, permit breaker.Permit) action {
+func (q *request) try(e *endpoint, p permit) action {
 	if next := q.hedgeCandidate(e); next != nil {
-		return q.tryHedged(e, permit, next)
+		return q.tryHedged(e, p, next)
 	}
 	at := q.begin(e)
 	at.res = q.forward(e)
-	q.finish(at, permit, q.rec.ModelForwarded, "")
+	q.finish(at, p, q.rec.ModelForwarded, "")
 	return at.res.act
 }
 
@@ -266,11 +313,11 @@ func (q *request) begin(e *endpoint) attempt {
 
 // finish reports an attempt's outcome to its permit and appends it to the
 // failover history; model is what it was sent, hedge its part in a race.
-func (q *request) finish(at attempt, permit breaker.Permit, model, hedge string) {
+func (q *request) finish(at attempt, p permit, model, hedge string) {
 	if at.res.act == actStop {
 		at.res.outcome = neutral
 	}
-	permit.Done(at.res.outcome)
+	p.Done(at.res)
 	end := at.end
 	if end.IsZero() {
 		end = time.Now()
@@ -302,6 +349,11 @@ func (q *request) finish(at attempt, permit breaker.Permit, model, hedge string)
 		Usage:          use,
 		Hedge:          hedge,
 	})
+	if k := e.key; k != nil {
+		a := &q.rec.Attempts[len(q.rec.Attempts)-1]
+		a.KeyID, a.Key = k.ID, k.label()
+		a.KeyFault = e.origin().pooled && keyFault(at.res)
+	}
 	if at.res.act != actDone && at.res.act != actStop {
 		// The message may quote the upstream's body: it goes to the request
 		// log only, never to the process log.

@@ -239,7 +239,7 @@ func failed(rec *Record) bool {
 }
 
 // captureSecrets lists what a capture of cfg's requests must mask: every
-// endpoint's key and the client token.
+// endpoint's key, every key of every pool, and the client token.
 func captureSecrets(cfg *Config) []string {
 	var out []string
 	for _, e := range cfg.Endpoints {
@@ -248,6 +248,11 @@ func captureSecrets(cfg *Config) []string {
 		}
 		if p := ProxyPassword(e.ProxyURL); p != "" {
 			out = append(out, p)
+		}
+		for _, k := range e.Keys {
+			if k.Secret != "" && k.Secret != e.APIKey {
+				out = append(out, k.Secret)
+			}
 		}
 	}
 	if cfg.ClientToken != "" {

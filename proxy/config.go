@@ -49,6 +49,12 @@ type Endpoint struct {
 	// ProxyURL is the proxy its requests go through
 	// (docs/BEHAVIOUR.md#upstream-proxy); "" is direct.
 	ProxyURL string
+	// Keys is its key pool (keys.go); when it has any, APIKey is ignored
+	// and each attempt sends one of them.
+	Keys []Key
+	// Weight is its share under the weighted and session strategies
+	// (docs/BEHAVIOUR.md#rotation); 0: only when nothing else is left.
+	Weight int
 }
 
 // Config is everything the proxy needs to route; the zero value of each
@@ -91,6 +97,16 @@ type endpoint struct {
 	// listIndex[p] is the position in protocol p's routable list; -1 when
 	// the endpoint is not in it.
 	listIndex [numProtocols]int
+	// pool is its keys, picker their shared picking state (keys.go); key
+	// and root are set on a key's variant only: the key it sends and the
+	// endpoint it was made from.
+	pool   []*poolKey
+	picker *keyPicker
+	// pooled: more than one key is enabled, so a key's faults are its
+	// own; a pool of one key fails as the endpoint, as a lone api_key did.
+	pooled bool
+	key    *poolKey
+	root   *endpoint
 }
 
 type mapping struct {
@@ -147,6 +163,11 @@ func compile(cfg Config) *snapshot {
 		s.lists[pi] = routableList(all, pi)
 		for i, e := range s.lists[pi] {
 			e.listIndex[pi] = i
+		}
+	}
+	for _, e := range all {
+		for _, k := range e.pool {
+			k.variant.listIndex = e.listIndex
 		}
 	}
 	return s
@@ -230,6 +251,7 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 			-cmp.Compare(a.from.literalLen(), b.from.literalLen()),
 			strings.Compare(a.from.raw, b.from.raw))
 	})
+	compileKeys(ce)
 	return ce, nil
 }
 

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/ccmesh/ccmesh/breaker"
 )
 
 // First-token hedging (docs/BEHAVIOUR.md#hedging). An attempt that has no
@@ -64,11 +62,11 @@ func (g *hedgeGate) claim(side int) (won bool, sides int) {
 // the gate's lock so that a side claiming the race sees the second side
 // either started, with its permit, or never to start: what it tells the
 // client about the attempts is what the log will say.
-func (g *hedgeGate) startSecond(take func() (breaker.Permit, error)) (breaker.Permit, bool) {
+func (g *hedgeGate) startSecond(take func() (permit, error)) (permit, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.winner >= 0 {
-		return breaker.Permit{}, false
+		return permit{}, false
 	}
 	p, err := take()
 	if err != nil {
@@ -118,7 +116,7 @@ func (q *request) hedgeCandidate(e *endpoint) *endpoint {
 	// The walk visits each candidate once, in q.order: the one after e is
 	// where a failure of e would go next. After the last there is none;
 	// wrapping would race an endpoint the walk has already left.
-	i := slices.Index(q.order, e)
+	i := slices.Index(q.order, e.origin())
 	if i < 0 || i+1 >= len(q.order) {
 		return nil
 	}
@@ -138,7 +136,7 @@ func (q *request) hedgeAfter(e *endpoint) time.Duration {
 type raceSide struct {
 	q      *request
 	at     attempt
-	permit breaker.Permit
+	permit permit
 	model  string
 	done   chan struct{}
 }
@@ -183,7 +181,7 @@ func (s *raceSide) run() {
 // tryHedged runs the attempt on e and, when it has no content after
 // HedgeAfter, the same request on next, and keeps the one that answers
 // first. Both attempts go into the failover history.
-func (q *request) tryHedged(e *endpoint, permit breaker.Permit, next *endpoint) action {
+func (q *request) tryHedged(e *endpoint, first permit, next *endpoint) action {
 	q.rec.TokensIn, q.rec.TokensOut = 0, 0
 	// Encode both bodies now, so the sides only read the shared caches.
 	q.prepare(e)
@@ -200,8 +198,10 @@ func (q *request) tryHedged(e *endpoint, permit breaker.Permit, next *endpoint) 
 	select {
 	case <-a.done:
 	case <-timer.C:
-		b.permit, raced = gate.startSecond(func() (breaker.Permit, error) { return q.permit(next) })
+		b.permit, raced = gate.startSecond(func() (permit, error) { return q.permit(next, nil) })
 		if raced {
+			// The key the permit picked (keys.go); the same endpoint.
+			b.at.e = b.permit.e
 			go b.run()
 		}
 	case <-q.r.Context().Done():
@@ -214,14 +214,14 @@ func (q *request) tryHedged(e *endpoint, permit breaker.Permit, next *endpoint) 
 		q.hedged = true
 		<-b.done
 	}
-	return q.settleRace(a, b, permit, raced)
+	return q.settleRace(a, b, first, raced)
 }
 
 // settleRace folds the sides back into the request: the winner's record
 // fields, both attempts in the history, and the action the loop goes on
 // with.
-func (q *request) settleRace(a, b *raceSide, permit breaker.Permit, raced bool) action {
-	a.permit = permit
+func (q *request) settleRace(a, b *raceSide, first permit, raced bool) action {
+	a.permit = first
 	sides := []*raceSide{a}
 	if raced {
 		sides = append(sides, b)

@@ -107,6 +107,9 @@ const (
 	ExcludedNotFast Exclusion = "not_fast"
 	// ExcludedDisabled: the endpoint is disabled (dry runs only, as above).
 	ExcludedDisabled Exclusion = "disabled"
+	// ExcludedKeys: every key of the endpoint's pool is disabled or held
+	// open by its breaker (docs/BEHAVIOUR.md#key-pools).
+	ExcludedKeys Exclusion = "keys"
 )
 
 // Excluded is an endpoint routing left out, and why. State, BreakerReason,
@@ -148,6 +151,12 @@ type Attempt struct {
 	// one stopped because the other answered first, "failed" for one that
 	// failed on its own during the race.
 	Hedge string `json:"hedge,omitempty"`
+	// KeyID and Key name the key of the endpoint's pool the attempt sent
+	// (its label and mask, never the key); KeyFault says its failure went
+	// to that key's breaker rather than the endpoint's (docs/BEHAVIOUR.md#key-pools).
+	KeyID    int64  `json:"key_id,omitempty"`
+	Key      string `json:"key,omitempty"`
+	KeyFault bool   `json:"key_fault,omitempty"`
 	// Cost is the usage priced (docs/BEHAVIOUR.md#cost); the app fills it
 	// in from its price table when it logs the record, the proxy never
 	// does. nil when there is no usage.

@@ -274,7 +274,14 @@ func (q *request) decide(now time.Time, peek bool) decision {
 			continue
 		}
 		b := q.s.breakers.Get(e.ID)
-		if peek && b.WouldBeAvailable(now) || !peek && b.Available(now) {
+		passes := peek && b.WouldBeAvailable(now) || !peek && b.Available(now)
+		if passes && !q.keysAvailable(e, now, peek) {
+			d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: ExcludedKeys})
+			d.byBreaker++
+			waitable = false
+			continue
+		}
+		if passes {
 			d.cands = append(d.cands, e)
 			d.candidates = append(d.candidates, Candidate{EndpointID: e.ID, Endpoint: e.Name, State: b.View(now).State})
 			continue
@@ -315,6 +322,10 @@ func (q *request) allOpenMessage(excluded []Excluded, n int, now time.Time) stri
 	var b strings.Builder
 	fmt.Fprintf(&b, "all %d endpoints for model %s are unavailable:", n, q.model)
 	for _, x := range excluded {
+		if x.Reason == ExcludedKeys {
+			fmt.Fprintf(&b, " %s has no key available (each key of its pool is disabled or open);", x.Endpoint)
+			continue
+		}
 		if x.Reason != ExcludedBreaker {
 			continue
 		}

@@ -1,5 +1,11 @@
 package proxy
 
+import (
+	"maps"
+	"slices"
+	"sync"
+)
+
 // A selector is one rotation strategy (docs/BEHAVIOUR.md#rotation): where
 // the walk over a request's candidates starts. The attempt loop and the
 // dry run (explain.go) ask the same selector, the dry run without moving
@@ -19,6 +25,7 @@ var selectors = map[Strategy]selector{
 	StrategySession:    first{}, // a session's candidates come in its own order
 	StrategyRoundRobin: roundRobin{},
 	StrategyFastest:    fastest{},
+	StrategyWeighted:   weighted{},
 }
 
 func selectorOf(s Strategy) selector {
@@ -50,6 +57,52 @@ func (roundRobin) start(q *request, cands []*endpoint, _ int64, advance bool) in
 		at = q.s.cursors[q.pi].Add(1) - 1
 	}
 	return q.atOrAfter(cands, at)
+}
+
+// weighted is smooth weighted round-robin over the candidates (which are
+// the healthy ones) by their endpoints' weights: each gains its weight,
+// the largest starts and loses the sum. Weight-0 endpoints start only when
+// no candidate has a weight; the walk after the start is list order.
+type weighted struct{}
+
+func (weighted) start(q *request, cands []*endpoint, _ int64, advance bool) int {
+	st := &q.s.weights[q.pi]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.current == nil {
+		st.current = map[int64]int{}
+	}
+	cur := st.current
+	if !advance {
+		cur = maps.Clone(cur)
+	}
+	anyWeight := slices.ContainsFunc(cands, func(e *endpoint) bool { return e.Weight > 0 })
+	total, best := 0, -1
+	for i, e := range cands {
+		w := e.Weight
+		if !anyWeight {
+			w = 1
+		}
+		if w <= 0 {
+			continue
+		}
+		total += w
+		cur[e.ID] += w
+		if best < 0 || cur[e.ID] > cur[cands[best].ID] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	cur[cands[best].ID] -= total
+	return best
+}
+
+// weightState is one protocol's running weights for weighted.
+type weightState struct {
+	mu      sync.Mutex
+	current map[int64]int
 }
 
 // atOrAfter is the first candidate at or after list position pos (modulo

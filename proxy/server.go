@@ -23,8 +23,11 @@ import (
 // Options are the proxy's collaborators.
 type Options struct {
 	Breakers *breaker.Set
-	Sink     LogSink // may be nil: records are dropped
-	Logger   zerolog.Logger
+	// KeyBreakers holds the breakers of pool keys, by key id (keys.go);
+	// nil: a set of the proxy's own.
+	KeyBreakers *breaker.Set
+	Sink        LogSink // may be nil: records are dropped
+	Logger      zerolog.Logger
 	// Transport carries upstream requests. Nil means NewTransport().
 	Transport http.RoundTripper
 	// OnLearn is told of each part an endpoint refused and was then served
@@ -36,13 +39,15 @@ type Options struct {
 // Server serves the /v1/* routes. Configure it with Update before use; until
 // then every request is answered 503.
 type Server struct {
-	breakers  *breaker.Set
-	sink      LogSink
-	log       zerolog.Logger
-	transport http.RoundTripper
-	snap      atomic.Pointer[snapshot]
-	paused    atomic.Bool
-	affinity  affinities // the session strategy's table (session.go)
+	breakers    *breaker.Set
+	keyBreakers *breaker.Set
+	sink        LogSink
+	log         zerolog.Logger
+	transport   http.RoundTripper
+	snap        atomic.Pointer[snapshot]
+	paused      atomic.Bool
+	affinity    affinities                // the session strategy's table (session.go)
+	weights     [numProtocols]weightState // the weighted strategy's (selector.go)
 	// cursors are the per-protocol rotation cursors of docs/BEHAVIOUR.md#rotation, indexes
 	// into the protocol's routable list (taken modulo its current length so
 	// they survive edits).
@@ -58,10 +63,13 @@ type Server struct {
 
 // New makes a Server.
 func New(opts Options) *Server {
-	s := &Server{breakers: opts.Breakers, sink: opts.Sink, log: opts.Logger, transport: opts.Transport, onLearn: opts.OnLearn}
+	s := &Server{breakers: opts.Breakers, keyBreakers: opts.KeyBreakers, sink: opts.Sink, log: opts.Logger, transport: opts.Transport, onLearn: opts.OnLearn}
 	s.copyBufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	if s.breakers == nil {
 		s.breakers = breaker.NewSet(breaker.Config{}, nil)
+	}
+	if s.keyBreakers == nil {
+		s.keyBreakers = breaker.NewSet(breaker.Config{}, nil)
 	}
 	if s.transport == nil {
 		s.transport = NewTransport()

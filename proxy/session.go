@@ -98,13 +98,14 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// sessionOrder returns cands in s's rendezvous order, rotated to start at
+// sessionOrder returns cands in s's weighted rendezvous order (keys.go's
+// weightedScore: equal weights keep plain rendezvous order), rotated to start at
 // the endpoint the affinity table holds for s when that one is a
 // candidate; affinity reports whether it did.
 func (q *request) sessionOrder(cands []*endpoint, s session) (ordered []*endpoint, affinity bool) {
 	ordered = slices.Clone(cands)
 	slices.SortStableFunc(ordered, func(a, b *endpoint) int {
-		return cmp.Or(cmp.Compare(rendezvousScore(s.hash, b.ID), rendezvousScore(s.hash, a.ID)), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(weightedScore(s.hash, b.ID, b.Weight), weightedScore(s.hash, a.ID, a.Weight)), cmp.Compare(a.ID, b.ID))
 	})
 	id, ok := q.s.affinity.get(s.hash, time.Now())
 	if !ok {
@@ -112,8 +113,10 @@ func (q *request) sessionOrder(cands []*endpoint, s session) (ordered []*endpoin
 		// is not already carrying more than its share (consistent hashing
 		// with bounded loads): rendezvous alone lets one endpoint draw
 		// noticeably more conversations than the others.
-		bound := q.s.affinity.bound(len(ordered))
-		i := slices.IndexFunc(ordered, func(e *endpoint) bool { return q.s.affinity.load(e.ID) < bound })
+		share := weightShares(ordered)
+		i := slices.IndexFunc(ordered, func(e *endpoint) bool {
+			return q.s.affinity.load(e.ID) < q.s.affinity.bound(share(e))
+		})
 		return rotate(ordered, max(i, 0)), false
 	}
 	i := slices.IndexFunc(ordered, func(e *endpoint) bool { return e.ID == id })
@@ -188,12 +191,28 @@ func (a *affinities) load(id int64) int {
 	return a.perEP[id]
 }
 
-// bound is the most conversations one of n endpoints should carry for a
-// new one to join it: loadFactor × an even share, counting the new one.
-func (a *affinities) bound(n int) int {
+// bound is the most conversations an endpoint with share of the weight
+// should carry for a new one to join it: loadFactor × its share of the
+// conversations, counting the new one.
+func (a *affinities) bound(share float64) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return int(math.Ceil(loadFactor * float64(len(a.m)+1) / float64(max(n, 1))))
+	return int(math.Ceil(loadFactor * float64(len(a.m)+1) * share))
+}
+
+// weightShares gives each of cands its share of their weights
+// (docs/BEHAVIOUR.md#rotation): an even one when none has a weight.
+func weightShares(cands []*endpoint) func(*endpoint) float64 {
+	total := 0
+	for _, e := range cands {
+		total += max(e.Weight, 0)
+	}
+	return func(e *endpoint) float64 {
+		if total == 0 {
+			return 1 / float64(max(len(cands), 1))
+		}
+		return float64(max(e.Weight, 0)) / float64(total)
+	}
 }
 
 func (a *affinities) remove(s uint64, e affinity) {

@@ -72,15 +72,16 @@ const (
 	StrategyRoundRobin Strategy = "round-robin" // the cursor advances on every request
 	StrategySession    Strategy = "session"     // a conversation keeps its endpoint; conversations spread (session.go)
 	StrategyFastest    Strategy = "fastest"     // the quicker of two random candidates by time to first byte (fastest.go)
+	StrategyWeighted   Strategy = "weighted"    // smooth weighted round-robin over the candidates by their weights
 )
 
 // Strategies lists every Strategy; the first is the default.
-var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyFastest}
+var Strategies = []Strategy{StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyFastest, StrategyWeighted}
 
 // Valid reports whether s is one of Strategies.
 func (s Strategy) Valid() bool {
 	switch s {
-	case StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyFastest:
+	case StrategySticky, StrategyPriority, StrategyRoundRobin, StrategySession, StrategyFastest, StrategyWeighted:
 		return true
 	}
 	return false

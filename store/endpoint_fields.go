@@ -143,6 +143,8 @@ var endpointFields = []endpointField{
 	plain("on_model_mismatch", func(e *Endpoint) *string { return &e.OnModelMismatch }, func(p *EndpointPatch) **string { return &p.OnModelMismatch }),
 	document("balance", func(e *Endpoint) *json.RawMessage { return &e.Balance }, func(p *EndpointPatch) **json.RawMessage { return &p.Balance }),
 	plain("proxy_url", func(e *Endpoint) *string { return &e.ProxyURL }, func(p *EndpointPatch) **string { return &p.ProxyURL }),
+	list("keys", func(e *Endpoint) *[]EndpointKey { return &e.Keys }, func(p *EndpointPatch) **[]EndpointKey { return &p.Keys }),
+	plain("weight", func(e *Endpoint) *int { return &e.Weight }, func(p *EndpointPatch) **int { return &p.Weight }),
 }
 
 // The statements made of endpointFields.

@@ -113,8 +113,11 @@ func CheckEndpoint(p EndpointPatch) (Endpoint, error) {
 }
 
 func newEndpoint(p EndpointPatch) (Endpoint, *ValidationError) {
-	e := Endpoint{Enabled: true, PriceMultiplier: 1, HedgeAfterMs: -1}
+	e := Endpoint{Enabled: true, PriceMultiplier: 1, HedgeAfterMs: -1, Weight: 1}
 	applyPatch(&e, p)
+	if verr := mergeKeys(&e, nil, p); verr != nil {
+		return Endpoint{}, verr
+	}
 	if verr := validateEndpoint(&e); verr != nil {
 		return Endpoint{}, verr
 	}
@@ -140,6 +143,9 @@ func createEndpoint(ctx context.Context, tx *sql.Tx, p EndpointPatch) (Endpoint,
 			return Endpoint{}, err
 		}
 	}
+	if err := assignKeyIDs(ctx, tx, &e); err != nil {
+		return Endpoint{}, err
+	}
 	args, err := endpointArgs(&e)
 	if err != nil {
 		return Endpoint{}, err
@@ -162,9 +168,16 @@ func updateEndpoint(ctx context.Context, tx *sql.Tx, id int64, p EndpointPatch) 
 		return Endpoint{}, err
 	}
 	wasFast := e.Fast
+	before := e.Keys
 	applyPatch(&e, p)
+	if verr := mergeKeys(&e, before, p); verr != nil {
+		return Endpoint{}, verr
+	}
 	if verr := validateEndpoint(&e); verr != nil {
 		return Endpoint{}, verr
+	}
+	if err := assignKeyIDs(ctx, tx, &e); err != nil {
+		return Endpoint{}, err
 	}
 	if err := checkUniqueName(ctx, tx, e.Name, id); err != nil {
 		return Endpoint{}, err

@@ -208,8 +208,11 @@ func CheckReplace(stored []Endpoint, endpoints []EndpointPatch) error {
 	for i, p := range endpoints {
 		var verr *ValidationError
 		if e, ok := byName[deref(p.Name)]; ok && p.Name != nil {
+			before := e.Keys
 			applyPatch(&e, p) // e is a copy: validation normalises it
-			verr = validateEndpoint(&e)
+			if verr = mergeKeys(&e, before, p); verr == nil {
+				verr = validateEndpoint(&e)
+			}
 		} else {
 			_, verr = newEndpoint(p)
 		}

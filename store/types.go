@@ -30,8 +30,12 @@ type Endpoint struct {
 	OnModelMismatch  string            `json:"on_model_mismatch"` // "" (record) | record | fail (docs/BEHAVIOUR.md#the-answers-model)
 	Balance          json.RawMessage   `json:"balance"`           // its balance connector, a JSON object; {} when none (docs/BEHAVIOUR.md#balance)
 	ProxyURL         string            `json:"-"`                 // the proxy its requests go through, "" direct; the API shows it masked (docs/BEHAVIOUR.md#upstream-proxy)
-	CreatedAt        time.Time         `json:"created_at"`
-	UpdatedAt        time.Time         `json:"updated_at"`
+	// Keys is its key pool (docs/BEHAVIOUR.md#key-pools), never serialised
+	// (the API shows each masked); APIKey is always the first key's secret.
+	Keys      []EndpointKey `json:"-"`
+	Weight    int           `json:"weight"` // docs/BEHAVIOUR.md#rotation; 0: only when nothing else is left
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
 }
 
 // EndpointPatch is the input of CreateEndpoint and UpdateEndpoint, decoded
@@ -59,6 +63,33 @@ type EndpointPatch struct {
 	OnModelMismatch  *string            `json:"on_model_mismatch"`
 	Balance          *json.RawMessage   `json:"balance"`
 	ProxyURL         *string            `json:"proxy_url"`
+	// Keys replaces the pool: an entry with the id of a stored key and no
+	// key keeps that key's secret; any other id is replaced by a new one.
+	// Without Keys, APIKey replaces the pool with one key (none when "").
+	Keys   *[]EndpointKey `json:"keys"`
+	Weight *int           `json:"weight" range:"0,1000"` // default 1
+}
+
+// EndpointKey is one key of an endpoint's pool (docs/BEHAVIOUR.md#key-pools).
+// The store keeps Key in the keys column; the API never shows it.
+type EndpointKey struct {
+	ID      int64  `json:"id"`
+	Label   string `json:"label"`
+	Key     string `json:"key"`
+	Weight  int    `json:"weight" range:"0,1000"`
+	Enabled bool   `json:"enabled"`
+}
+
+// UnmarshalJSON gives a key left without weight or enabled the defaults,
+// 1 and true, rather than the zero values, which mean something.
+func (k *EndpointKey) UnmarshalJSON(b []byte) error {
+	type bare EndpointKey
+	v := bare{Weight: 1, Enabled: true}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*k = EndpointKey(v)
+	return nil
 }
 
 // EndpointDrop is one part of a request an endpoint refuses and gets

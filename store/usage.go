@@ -14,6 +14,10 @@ type UsageDelta struct {
 	EndpointID int64
 	Endpoint   string
 	Model      string
+	// KeyID and Key name the pool key the attempt sent (its label and
+	// mask); 0 and "" when none: only such deltas go to the key buckets.
+	KeyID      int64
+	Key        string
 	Requests   int64 // 1 on the delta that counts the client request
 	Succeeded  int64 // 1 when that request succeeded
 	Attempts   int64 // 1 for an attempt sent to the endpoint
@@ -34,6 +38,8 @@ type UsageBucket struct {
 	EndpointID int64     `json:"endpoint_id"`
 	Endpoint   string    `json:"endpoint"`
 	Model      string    `json:"model"`
+	KeyID      int64     `json:"key_id,omitempty"` // key buckets only (UsageKeyBuckets)
+	Key        string    `json:"key,omitempty"`
 	Requests   int64     `json:"requests"`
 	Succeeded  int64     `json:"succeeded"`
 	Attempts   int64     `json:"attempts"`
@@ -82,15 +88,23 @@ type usageKey struct {
 // upserts (minute and hour), not two per request.
 type usageSums struct {
 	minute, hour map[usageKey]*UsageDelta
+	// keyMinute and keyHour are the key buckets', by start and key id (in
+	// usageKey's endpointID).
+	keyMinute, keyHour map[usageKey]*UsageDelta
 }
 
 func (u *usageSums) add(at time.Time, d *UsageDelta) {
 	if u.minute == nil {
 		u.minute, u.hour = map[usageKey]*UsageDelta{}, map[usageKey]*UsageDelta{}
+		u.keyMinute, u.keyHour = map[usageKey]*UsageDelta{}, map[usageKey]*UsageDelta{}
 	}
 	ms := at.UnixMilli()
 	sumInto(u.minute, usageKey{ms - ms%60_000, d.EndpointID, d.Model}, d)
 	sumInto(u.hour, usageKey{ms - ms%3_600_000, d.EndpointID, d.Model}, d)
+	if d.KeyID != 0 {
+		sumInto(u.keyMinute, usageKey{ms - ms%60_000, d.KeyID, ""}, d)
+		sumInto(u.keyHour, usageKey{ms - ms%3_600_000, d.KeyID, ""}, d)
+	}
 }
 
 func sumInto(m map[usageKey]*UsageDelta, k usageKey, d *UsageDelta) {
@@ -100,7 +114,7 @@ func sumInto(m map[usageKey]*UsageDelta, k usageKey, d *UsageDelta) {
 		m[k] = &c
 		return
 	}
-	s.Endpoint = d.Endpoint // the latest name wins, as in the upsert
+	s.Endpoint, s.Key = d.Endpoint, d.Key // the latest names win, as in the upsert
 	s.Requests += d.Requests
 	s.Succeeded += d.Succeeded
 	s.Attempts += d.Attempts
@@ -136,7 +150,7 @@ func (u *usageSums) write(ctx context.Context, tx *sql.Tx, upsert map[string]*sq
 		}
 		stmt.Close()
 	}
-	return nil
+	return u.writeKeys(ctx, tx, upsert)
 }
 
 // UsageBuckets returns the sums per bucket start, endpoint and model in
@@ -177,6 +191,8 @@ func pruneUsage(ctx context.Context, tx *sql.Tx, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM usage_minutes WHERE start < ?`, now.Add(-MinuteBucketsKept).UnixMilli()); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM usage_hours WHERE start < ?`, now.Add(-HourBucketsKept).UnixMilli())
-	return err
+	if _, err := tx.ExecContext(ctx, `DELETE FROM usage_hours WHERE start < ?`, now.Add(-HourBucketsKept).UnixMilli()); err != nil {
+		return err
+	}
+	return pruneKeyUsage(ctx, tx, now)
 }

@@ -14,6 +14,7 @@ export interface Endpoint {
   sort_order: number;
   enabled: boolean;
   models: string[];
+  keys: { id: number; label: string; key_masked: string }[];
 }
 
 export async function freePort(): Promise<number> {

@@ -35,6 +35,7 @@ export function excludedWhy(t: TFunction, x: Excluded, protocol?: Protocol): str
   if (x.reason === 'model') return t('logs.exclusion.model');
   if (x.reason === 'not_fast') return t('logs.exclusion.notFast');
   if (x.reason === 'disabled') return t('logs.exclusion.disabled');
+  if (x.reason === 'keys') return t('logs.exclusion.keys');
   if (x.reason === 'protocol') {
     return protocol ? t('logs.exclusion.protocol', { protocol: protocolLabel(t, protocol) }) : t('logs.exclusion.protocolUnknown');
   }

@@ -181,6 +181,16 @@ export class ApiClient {
     return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/force-close`);
   }
 
+  /** Forces one key of the endpoint's pool open or closed; answers the endpoint's health. */
+  forceKey(id: Id, key: Id, open: boolean): Promise<Health> {
+    return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/keys/${encodeURIComponent(String(key))}/${open ? 'force-open' : 'force-close'}`);
+  }
+
+  /** Tests one key of the endpoint's pool. */
+  testKey(id: Id, key: Id): Promise<TestResult> {
+    return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/test?key=${encodeURIComponent(String(key))}`);
+  }
+
   testEndpoint(id: Id): Promise<TestResult> {
     return this.call('POST', `/api/endpoints/${encodeURIComponent(String(id))}/test`);
   }

@@ -22,7 +22,7 @@ export type CaptureMode = "off" | "errors" | "all";
 export type ErrorType = "" | "transport" | "first_byte_timeout" | "idle_timeout" | "prelude_too_large" | "upstream_status" | "quota_exhausted" | "rate_limited" | "stream_error" | "stream_ended_early" | "client_gone" | "translation" | "hedge_cancelled" | "model_mismatch";
 
 /** Go: proxy.Exclusion */
-export type Exclusion = "model" | "protocol" | "breaker" | "not_fast" | "disabled";
+export type Exclusion = "model" | "protocol" | "breaker" | "not_fast" | "disabled" | "keys";
 
 export type HealthStatus = "healthy" | "unhealthy" | "recovering" | "disabled";
 
@@ -33,7 +33,7 @@ export type OnModelMismatch = "" | "record" | "fail";
 export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
 
 /** Go: proxy.Strategy */
-export type Strategy = "sticky" | "priority" | "round-robin" | "session" | "fastest";
+export type Strategy = "sticky" | "priority" | "round-robin" | "session" | "fastest" | "weighted";
 
 /** Go: proxy.StreamEnd */
 export type StreamEnd = "" | "complete" | "upstream_error" | "idle_timeout" | "client_gone";
@@ -66,6 +66,9 @@ export interface Attempt {
   model?: string;
   usage?: Usage;
   hedge?: string;
+  key_id?: number;
+  key?: string;
+  key_fault?: boolean;
   cost_usd?: number | null;
   adjusted?: string;
   dropped?: string[];
@@ -237,6 +240,15 @@ export interface EndpointDrop {
   source: string;
 }
 
+/** Go: store.EndpointKey */
+export interface EndpointKey {
+  id: number;
+  label: string;
+  key: string;
+  weight: number;
+  enabled: boolean;
+}
+
 /** Go: store.EndpointPatch */
 export interface EndpointPatch {
   name: string | null;
@@ -257,6 +269,8 @@ export interface EndpointPatch {
   on_model_mismatch: OnModelMismatch | null;
   balance: Connector | null;
   proxy_url: string | null;
+  keys: EndpointKey[] | null;
+  weight: number | null;
 }
 
 /** Go: app.EndpointReply */
@@ -278,11 +292,13 @@ export interface EndpointReply {
   drops: EndpointDrop[];
   on_model_mismatch: OnModelMismatch;
   balance: Connector;
+  weight: number;
   created_at: string;
   updated_at: string;
   api_key_masked: string;
   has_key: boolean;
   proxy_url: string;
+  keys: KeyReply[];
 }
 
 /** Go: proxy.Excluded */
@@ -344,6 +360,7 @@ export interface Health {
   retry_in_ms: number;
   last_test: TestResult | null;
   other_model_24h: number;
+  keys: KeyHealth[];
 }
 
 /** Go: app.ImportReport */
@@ -377,11 +394,35 @@ export interface Info {
   captures_dropped: number;
 }
 
+/** Go: app.KeyHealth */
+export interface KeyHealth {
+  id: number;
+  label: string;
+  key_masked: string;
+  enabled: boolean;
+  status: HealthStatus;
+  state: BreakerState;
+  reason: BreakerReason;
+  retry_in_ms: number;
+  last_error: string;
+  last_failure_at: string | null;
+  last_test: TestResult | null;
+}
+
 /** Go: app.KeyMove */
 export interface KeyMove {
   name: string;
   from: string;
   to: string;
+}
+
+/** Go: app.KeyReply */
+export interface KeyReply {
+  id: number;
+  label: string;
+  key_masked: string;
+  weight: number;
+  enabled: boolean;
 }
 
 /** Go: app.tsLogPage */

@@ -9,6 +9,7 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { Countdown } from './Countdown';
 import { EndpointBalance } from './EndpointBalance';
 import { EndpointDrops } from './EndpointDrops';
+import { EndpointKeys } from './EndpointKeys';
 import { StatusBadge } from './StatusBadge';
 import { protocolLabel } from '../words';
 
@@ -101,6 +102,16 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
           </div>
         )}
       </dl>
+      <EndpointKeys
+        endpoint={ep}
+        health={health}
+        busy={!!busy}
+        onForce={(keyId, open) => void run('key', async () => onHealth(await api.forceKey(ep.id, keyId, open)))}
+        onTest={(keyId) => void run('key', async () => {
+          const r = await api.testKey(ep.id, keyId);
+          return { kind: r.ok ? 'ok' : 'error', text: testText(r) };
+        })}
+      />
       <EndpointBalance endpoint={ep} healthAt={healthAt} />
       <EndpointDrops endpoint={ep} busy={!!busy} onSave={(drops, done) => void run('drops', async () => {
         onChanged(await api.updateEndpoint(ep.id, { drops }));

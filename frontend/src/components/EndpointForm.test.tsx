@@ -94,6 +94,7 @@ describe('endpoint form', () => {
       hedge_after_ms: -1,
       proxy_url: '',
       balance: {},
+      weight: 1,
     });
     expect(container.innerHTML).not.toContain(secret);
     expect(screen.getByTestId('endpoint-card-glm')).toHaveTextContent('sk-…a1b2');

@@ -3,7 +3,7 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
-import type { AuthMode, BreakerOverrides, Connector, Endpoint, EndpointInput, OnModelMismatch, Preset, Protocol, Template } from '../api/types';
+import type { AuthMode, BreakerOverrides, Connector, Endpoint, EndpointInput, EndpointKey, KeyReply, OnModelMismatch, Preset, Protocol, Template } from '../api/types';
 import { protocolLabel } from '../words';
 import { EndpointServes } from './EndpointServes';
 
@@ -29,6 +29,11 @@ interface Draft {
   auth: AuthMode;
   api_key: string;
   clear_key: boolean;
+  /** More keys for the pool, one a line, `label: key` optional (docs/BEHAVIOUR.md#key-pools). */
+  extra_keys: string;
+  /** The stored pool, masked: kept by id when keys are added. */
+  kept: KeyReply[];
+  weight: string;
   models: string;
   model_map: string;
   enabled: boolean;
@@ -91,6 +96,9 @@ function draftOf(ep?: Endpoint): Draft {
     auth: ep?.auth ?? 'auto',
     api_key: '', // a stored key is never sent to the page, so never prefilled
     clear_key: false,
+    extra_keys: '',
+    kept: ep?.keys ?? [],
+    weight: String(ep?.weight ?? 1),
     models: (ep?.models ?? []).join('\n'),
     model_map: mapText(ep?.model_map ?? {}),
     enabled: ep?.enabled ?? true,
@@ -160,6 +168,38 @@ export function parseModelMap(text: string): { map: Record<string, string>; badL
   return { map, badLine };
 }
 
+/** The More keys field as keys (a line is a key, or `label: key`), and the number of the first line that repeats one (0 = none). */
+export function parseKeys(text: string): { keys: { label: string; key: string }[]; dupLine: number } {
+  const keys: { label: string; key: string }[] = [];
+  const seen = new Set<string>();
+  let dupLine = 0;
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    const m = line.match(/^([^:]{1,64}):\s+(\S+)$/);
+    const k = m ? { label: m[1].trim(), key: m[2] } : { label: '', key: line };
+    if (seen.has(k.key)) {
+      dupLine ||= i + 1;
+      return;
+    }
+    seen.add(k.key);
+    keys.push(k);
+  });
+  return { keys, dupLine };
+}
+
+/** The pool a draft with More keys asks for: the stored keys by id (unless removed), a new API key, then the pasted ones. */
+function poolOf(d: Draft, extra: { label: string; key: string }[]): EndpointKey[] {
+  const pool: EndpointKey[] = [];
+  if (!d.clear_key) {
+    const kept = d.api_key ? d.kept.slice(1) : d.kept; // a new API key replaces the first
+    for (const k of kept) pool.push({ id: k.id, label: k.label, key: '', weight: k.weight, enabled: k.enabled });
+  }
+  if (d.api_key) pool.unshift({ id: 0, label: '', key: d.api_key, weight: 1, enabled: true });
+  for (const k of extra) pool.push({ id: 0, label: k.label, key: k.key, weight: 1, enabled: true });
+  return pool;
+}
+
 /** Turns the draft into an API body, or reports which fields are wrong. */
 export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; errors: Errors } {
   const errors: Errors = {};
@@ -191,6 +231,10 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
   if (proxyUrl !== '' && !/^(https?|socks5h?):\/\/[^/?#]+\/?$/.test(proxyUrl)) errors.proxy_url = t('form.badProxyUrl');
   const bal = buildBalance(d, t);
   if (bal.error) errors[bal.error[0]] = bal.error[1];
+  const { keys: extra, dupLine } = parseKeys(d.extra_keys);
+  if (dupLine) errors.keys = t('form.duplicateKey', { line: dupLine });
+  const weight = d.weight.trim() === '' ? 1 : Number(d.weight.trim());
+  if (!Number.isInteger(weight) || weight < 0 || weight > 1000) errors.weight = t('form.badNumber');
 
   if (Object.keys(errors).length) return { errors };
   const input: EndpointInput = {
@@ -207,10 +251,12 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
     hedge_after_ms: hedge,
     proxy_url: proxyUrl,
     balance: bal.connector,
+    weight,
   };
   // Sent only when it is not the default, or to go back to it.
   if (d.on_model_mismatch !== 'record' || d.mismatch_was !== 'record') input.on_model_mismatch = d.on_model_mismatch;
-  if (d.api_key) input.api_key = d.api_key;
+  if (extra.length) input.keys = poolOf(d, extra);
+  else if (d.api_key) input.api_key = d.api_key;
   else if (d.clear_key) input.api_key = '';
   return { input, errors };
 }
@@ -253,7 +299,7 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
     setBusy(true);
     try {
       const saved = endpoint ? await api.updateEndpoint(endpoint.id, input) : await api.createEndpoint(input);
-      setD((prev) => ({ ...prev, api_key: '', clear_key: false }));
+      setD((prev) => ({ ...prev, api_key: '', clear_key: false, extra_keys: '', kept: saved.keys }));
       onSaved(saved);
     } catch (err) {
       if (err instanceof ApiError && err.field && fieldKnown(err.field)) setErrors({ [err.field]: err.message });
@@ -327,6 +373,12 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
           <input type="checkbox" checked={d.clear_key} onChange={(e) => set('clear_key', e.target.checked)} /> {t('form.clearKey')}
         </label>
       )}
+      {field('keys', t('form.moreKeys'), (
+        <textarea {...aria('keys', t('form.moreKeysHint'))} rows={3} value={d.extra_keys} onChange={(e) => set('extra_keys', e.target.value)} autoComplete="off" spellCheck={false} />
+      ), t('form.moreKeysHint'))}
+      {field('weight', t('form.weight'), (
+        <input {...aria('weight')} type="number" min={0} max={1000} step={1} className="narrow" value={d.weight} onChange={(e) => set('weight', e.target.value)} />
+      ))}
       <div className="grid2">
         {field('models', t('form.models'), <textarea {...aria('models')} rows={3} value={d.models} onChange={(e) => set('models', e.target.value)} />)}
         {field('model_map', t('form.modelMap'), <textarea {...aria('model_map')} rows={3} value={d.model_map} placeholder="claude-3-5-haiku* = glm-4.5-air" onChange={(e) => set('model_map', e.target.value)} />)}
@@ -427,7 +479,7 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
   );
 }
 
-const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'proxy_url', 'on_model_mismatch', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
+const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'keys', 'weight', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'proxy_url', 'on_model_mismatch', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
 
 function fieldKnown(f: string): boolean {
   return KNOWN.has(f) || f === 'balance' || f.startsWith('balance.');

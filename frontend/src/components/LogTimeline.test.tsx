@@ -76,6 +76,18 @@ function show(l: LogDetail, lang: Language = 'en') {
 const reasons = () => within(screen.getByTestId('routing-excluded')).getAllByRole('listitem').map((li) => li.textContent);
 
 describe('log timeline', () => {
+  it('names the pool key of an attempt, and an endpoint left out for its keys', () => {
+    show({
+      ...log,
+      routing: { ...log.routing!, excluded: [{ endpoint_id: 8, endpoint: 'pool', reason: 'keys' }] },
+      history: [attempt({ key_id: 12, key: 'spare (sk-…6789)', key_fault: true, outcome: 'failure', status: 401 }), attempt({ endpoint: 'claude', endpoint_id: 7 })],
+    });
+    const [first, second] = screen.getAllByTestId('attempt');
+    expect(within(first).getByTestId('attempt-key')).toHaveTextContent('spare (sk-…6789)');
+    expect(within(second).queryByTestId('attempt-key')).toBeNull();
+    expect(reasons()).toEqual(['pool no key of its pool available']);
+  });
+
   it('marks an attempt answered by another model than the one sent', () => {
     show({ ...log, history: [attempt({ model: 'claude-sonnet-4-5', model_answered: 'glm-4.5-air' }), attempt({ endpoint: 'claude', endpoint_id: 7 })] });
     const [first, second] = screen.getAllByTestId('attempt');

@@ -70,6 +70,7 @@ function AttemptItem({ a }: { a: Attempt }) {
     <li className={`attempt outcome-${a.outcome}`} data-testid="attempt">
       <div className="attempt-head">
         <strong className="attempt-endpoint">{a.endpoint}</strong>
+        {a.key && <span className="mono muted" data-testid="attempt-key">{a.key}</span>}
         <span className="attempt-outcome">{word(t, 'logs.outcome', a.outcome)}</span>
         {a.status > 0 && <span className="attempt-status mono">{a.status}</span>}
         {a.error_type && <span className="muted" data-testid="attempt-error">{word(t, 'logs.errorType', a.error_type)}</span>}

@@ -11,7 +11,7 @@ import { CodexPanel } from './CodexPanel';
 import { PricesEditor } from './PricesEditor';
 import { SyncPanel } from './SyncPanel';
 
-const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session', 'fastest'];
+const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session', 'fastest', 'weighted'];
 const CAPTURE_MODES: CaptureMode[] = ['off', 'errors', 'all'];
 const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'hedge_after_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days', 'balance_refresh_minutes'] as const;
 const CAPTURE_CAPS = ['capture_body_bytes', 'capture_total_bytes'] as const;

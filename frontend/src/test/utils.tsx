@@ -110,6 +110,8 @@ export function endpoint(over: Partial<Endpoint> & Pick<Endpoint, 'id' | 'name'>
     api_key_masked: '',
     has_key: false,
     proxy_url: '',
+    keys: [],
+    weight: 1,
     created_at: '2026-11-30T08:00:00Z',
     updated_at: '2026-11-30T08:00:00Z',
     ...over,
@@ -119,6 +121,7 @@ export function endpoint(over: Partial<Endpoint> & Pick<Endpoint, 'id' | 'name'>
 export function health(over: Partial<Health> & Pick<Health, 'id' | 'name'>): Health {
   return {
     status: 'healthy',
+    keys: [],
     state: 'closed',
     reason: '',
     consecutive_failures: 0,
