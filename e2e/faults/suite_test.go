@@ -23,6 +23,8 @@ func TestEndToEnd(t *testing.T) {
 		{"LAN listener", testLANListener},
 		{"metrics listener", testMetricsListener},
 		{"usage and cost totals", testUsageTotals},
+		{"balance through the proxy", testBalanceThroughProxy},
+		{"key pools through the proxy", testKeyPoolsThroughProxy},
 		{"kill -9 under load", testKillUnderLoad},
 	}
 	for _, p := range parts {
