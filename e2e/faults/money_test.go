@@ -356,27 +356,30 @@ func testKeyPoolsThroughProxy(t *testing.T, bin string) {
 			t.Errorf("5 conversations all on one key; want them spread by rendezvous")
 		}
 	})
-	t.Run("weights 3:1 spread 300 requests within 10 %", func(t *testing.T) {
-		c.strategy(t, "weighted")
-		model := "claude-e2e-weight"
-		a, b := newRelayFake(t, 0), newRelayFake(t, 0)
-		c.addRaw(t, map[string]any{"name": "heavy", "protocol": "anthropic", "base_url": a.srv.URL, "api_key": keys[0], "models": []string{model}, "weight": 3})
-		c.addRaw(t, map[string]any{"name": "light", "protocol": "anthropic", "base_url": b.srv.URL, "api_key": keys[2], "models": []string{model}, "weight": 1})
-		for i := range 300 {
-			if r := send(t.Context(), c.http, c.url(""), model, false); r.status != http.StatusOK {
-				t.Fatalf("request %d: %d %s", i, r.status, r.body)
-			}
+	t.Run("weights 3:1 spread 300 requests within 10 %", func(t *testing.T) { testWeights(t, c, keys[0], keys[2]) })
+}
+
+// testWeights: endpoint weights 3:1 under `weighted` (docs/BEHAVIOUR.md#rotation).
+func testWeights(t *testing.T, c *ccmesh, keyA, keyB string) {
+	c.strategy(t, "weighted")
+	model := "claude-e2e-weight"
+	a, b := newRelayFake(t, 0), newRelayFake(t, 0)
+	c.addRaw(t, map[string]any{"name": "heavy", "protocol": "anthropic", "base_url": a.srv.URL, "api_key": keyA, "models": []string{model}, "weight": 3})
+	c.addRaw(t, map[string]any{"name": "light", "protocol": "anthropic", "base_url": b.srv.URL, "api_key": keyB, "models": []string{model}, "weight": 1})
+	for i := range 300 {
+		if r := send(t.Context(), c.http, c.url(""), model, false); r.status != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i, r.status, r.body)
 		}
-		for _, w := range []struct {
-			name string
-			got  int
-			want float64
-		}{{"heavy", a.total(), 225}, {"light", b.total(), 75}} {
-			if float64(w.got) < w.want*0.9 || float64(w.got) > w.want*1.1 {
-				t.Errorf("%s got %d of 300, want %.0f ± 10 %%", w.name, w.got, w.want)
-			}
+	}
+	for _, w := range []struct {
+		name string
+		got  int
+		want float64
+	}{{"heavy", a.total(), 225}, {"light", b.total(), 75}} {
+		if float64(w.got) < w.want*0.9 || float64(w.got) > w.want*1.1 {
+			t.Errorf("%s got %d of 300, want %.0f ± 10 %%", w.name, w.got, w.want)
 		}
-	})
+	}
 }
 
 // masked shows the test's keys by their first 12 characters, which tell
