@@ -66,12 +66,17 @@ type balances struct {
 	schedule *balance.Schedule
 	queue    chan int64 // endpoint ids to read; 0 is all
 
-	mu   sync.Mutex // guards last; held while a reading is applied
+	mu   sync.Mutex // guards last and the sequence numbers; held while a reading is applied
 	last map[int64]storedBalance
+	// started and applied number each endpoint's reads in the order they
+	// began: a read that finishes after a later one (the schedule's and a
+	// refresh at once) is stale and changes nothing.
+	started, applied map[int64]uint64
 }
 
 func newBalances(a *App, rt http.RoundTripper) *balances {
-	b := &balances{a: a, reader: balance.Reader{Transport: rt}, queue: make(chan int64, 64), last: map[int64]storedBalance{}}
+	b := &balances{a: a, reader: balance.Reader{Transport: rt}, queue: make(chan int64, 64), last: map[int64]storedBalance{},
+		started: map[int64]uint64{}, applied: map[int64]uint64{}}
 	b.schedule = balance.NewSchedule(func(ctx context.Context) { b.readAll(ctx) })
 	return b
 }
@@ -162,21 +167,41 @@ func (b *balances) read(ctx context.Context, e store.Endpoint) (BalanceReply, bo
 		// Through the endpoint's proxy, as its requests go.
 		rd.Transport = b.a.transportFor(e)
 	}
+	b.mu.Lock()
+	b.started[e.ID]++
+	n := b.started[e.ID]
+	b.mu.Unlock()
 	r := rd.Read(ctx, c, balance.Target{BaseURL: e.BaseURL, APIKey: e.APIKey})
-	return b.apply(ctx, e, c, r), true
+	return b.apply(ctx, e, c, r, n), true
 }
 
 // apply keeps r as e's last reading, notifies a crossing of the low
 // threshold, and steers e's breaker: nothing left opens it, credit closes
 // what a reading opened, an unknown reading changes nothing.
-func (b *balances) apply(ctx context.Context, e store.Endpoint, c balance.Connector, r balance.Reading) BalanceReply {
+func (b *balances) apply(ctx context.Context, e store.Endpoint, c balance.Connector, r balance.Reading, n uint64) BalanceReply {
 	b.mu.Lock()
+	if n < b.applied[e.ID] {
+		// A later read was applied first: this one is stale.
+		s := b.last[e.ID]
+		b.mu.Unlock()
+		return b.replyOf(e, c, s, true)
+	}
+	b.applied[e.ID] = n
 	prev := b.last[e.ID]
 	s := storedBalance{Reading: r, Low: prev.Low}
 	if r.Known() {
 		s.Low = r.Below(c.LowThreshold)
 	}
 	b.last[e.ID] = s
+	// The breaker follows under the same lock, so readings steer it in
+	// the order they are kept.
+	br := b.a.breakers.Get(e.ID)
+	switch {
+	case r.Exhausted(time.Now()):
+		br.BalanceOpen(r.ResetAt)
+	case r.HasCredit():
+		br.BalanceClose()
+	}
 	b.mu.Unlock()
 
 	doc, err := json.Marshal(s)
@@ -192,13 +217,6 @@ func (b *balances) apply(ctx context.Context, e store.Endpoint, c balance.Connec
 	}
 	log.Int64("endpoint_id", e.ID).Str("endpoint", e.Name).Bool("exhausted", r.Exhausted(time.Now())).Msg("balance read")
 
-	br := b.a.breakers.Get(e.ID)
-	switch {
-	case r.Exhausted(time.Now()):
-		br.BalanceOpen(r.ResetAt)
-	case r.HasCredit():
-		br.BalanceClose()
-	}
 	if s.Low && !prev.Low {
 		b.a.notifyLowBalance(e, r)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -312,6 +313,8 @@ func TestBalanceAfterRestart(t *testing.T) {
 	e := h.mustCreate(`{"name":"relay","protocol":"anthropic","base_url":"` + relay.srv.URL + `","api_key":"` + secretKey + `","balance":{"template":"newapi"}}`)
 	relay.waitRead(t, "a connector added")
 	h.balanceOf(e.ID, "POST")
+	// The schedule also reads once at start; a reading that finishes after
+	// a later one (the refresh below) must not undo it.
 	h = h.restart()
 	if got := h.balanceOf(e.ID, "GET"); got.Reading == nil || fmtRemaining(got.Reading.Remaining) != "0" {
 		t.Errorf("after a restart: %+v, want the reading of 0", got.Reading)
@@ -323,5 +326,31 @@ func TestBalanceAfterRestart(t *testing.T) {
 	h.balanceOf(e.ID, "POST")
 	if excludedByBalance(h.routeOf("claude-sonnet-4-5"), "relay") {
 		t.Error("credit after a restart did not close the breaker")
+	}
+}
+
+// Two reads of one endpoint at once are applied in the order they began:
+// the one that began first and finished last is stale and changes nothing.
+func TestBalanceReadsApplyInOrder(t *testing.T) {
+	h := newHarness(t)
+	relay := newBalanceRelay(t, 0)
+	e := h.mustCreate(`{"name":"relay","protocol":"anthropic","base_url":"` + relay.srv.URL + `","api_key":"` + secretKey + `","balance":{"template":"newapi"}}`)
+	relay.waitRead(t, "a connector added")
+	ep, _ := h.app.endpointByID(e.ID)
+	c := connectorOf(ep)
+	b := h.app.bal
+	b.mu.Lock()
+	b.started[e.ID] += 2
+	first, second := b.started[e.ID]-1, b.started[e.ID]
+	b.mu.Unlock()
+	zero, credit := 0.0, 5.0
+	now := time.Now()
+	b.apply(t.Context(), ep, c, balance.Reading{Remaining: &credit, Unit: balance.USD, At: now}, second)
+	b.apply(t.Context(), ep, c, balance.Reading{Remaining: &zero, Unit: balance.USD, At: now.Add(-time.Second)}, first)
+	if got := h.balanceOf(e.ID, "GET"); got.Reading == nil || fmtRemaining(got.Reading.Remaining) != "5" {
+		t.Errorf("kept %+v, want the later read's 5", got.Reading)
+	}
+	if excludedByBalance(h.routeOf("claude-sonnet-4-5"), "relay") {
+		t.Error("the stale read of 0 opened the breaker")
 	}
 }
