@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 )
 
@@ -57,29 +56,16 @@ func (db *DB) UsageKeyBuckets(ctx context.Context, from, to time.Time, minutes b
 	if minutes {
 		table = keyMinuteTable
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT start, key_id, endpoint_id, endpoint, key, requests, succeeded, attempts, errors,
+	return queryAll(ctx, db.sql, "key statistics", func(r *sql.Rows) (b UsageBucket, err error) {
+		var start int64
+		err = r.Scan(&start, &b.KeyID, &b.EndpointID, &b.Endpoint, &b.Key, &b.Requests, &b.Succeeded, &b.Attempts, &b.Errors,
+			&b.Input, &b.Output, &b.CacheRead, &b.CacheWrite, &b.Reasoning, &b.CostUSD, &b.Unpriced, &b.Hedges)
+		b.Start = time.UnixMilli(start).UTC()
+		return b, err
+	}, `SELECT start, key_id, endpoint_id, endpoint, key, requests, succeeded, attempts, errors,
 			input, output, cache_read, cache_write, reasoning, cost_usd, unpriced, hedges
 		FROM `+table+` WHERE start >= ? AND start < ? ORDER BY start, key_id`,
 		from.UnixMilli(), to.UnixMilli())
-	if err != nil {
-		return nil, fmt.Errorf("key statistics: %w", err)
-	}
-	defer rows.Close()
-	out := []UsageBucket{}
-	for rows.Next() {
-		var b UsageBucket
-		var start int64
-		if err := rows.Scan(&start, &b.KeyID, &b.EndpointID, &b.Endpoint, &b.Key, &b.Requests, &b.Succeeded, &b.Attempts, &b.Errors,
-			&b.Input, &b.Output, &b.CacheRead, &b.CacheWrite, &b.Reasoning, &b.CostUSD, &b.Unpriced, &b.Hedges); err != nil {
-			return nil, fmt.Errorf("key statistics: %w", err)
-		}
-		b.Start = time.UnixMilli(start).UTC()
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("key statistics: %w", err)
-	}
-	return out, nil
 }
 
 func pruneKeyUsage(ctx context.Context, tx *sql.Tx, now time.Time) error {
