@@ -1,9 +1,9 @@
-// Runs the real command-line clients — Claude Code and Codex CLI, pinned in
-// package.json — with a fresh HOME and only the environment
-// docs/BEHAVIOUR.md#what-clients-send names. Neither helper throws for the
+// Runs the real command-line clients — Claude Code, Codex CLI and Gemini
+// CLI, pinned in package.json — with a fresh HOME and only the environment
+// docs/BEHAVIOUR.md#what-clients-send names. No helper throws for the
 // CLI's own failures: the caller asserts on what it returns.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync, accessSync, constants } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,12 +14,17 @@ const RUN_TIMEOUT_MS = 90_000;
 
 async function run(bin, args, { cwd, env }) {
   accessSync(bin, constants.X_OK); // a missing CLI must fail the test, never skip it
-  const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so that a timeout also ends what the CLI started
+  // (Gemini CLI relaunches itself in a child node process that would
+  // otherwise go on retrying after its parent was killed).
+  const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => { stdout += d; });
   child.stderr.on('data', (d) => { stderr += d; });
-  const killer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+  const killer = setTimeout(() => {
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+  }, RUN_TIMEOUT_MS);
   const [code, signal, spawnError] = await new Promise((resolve) => {
     child.once('error', (err) => resolve([null, null, err]));
     child.once('exit', (c, s) => resolve([c, s, null]));
@@ -98,4 +103,40 @@ export async function runCodex({ baseURL, prompt, cwd, env = {} }) {
   } finally {
     rmSync(codexHome, { recursive: true, force: true });
   }
+}
+
+export const geminiBin = path.join(clientsDir, 'node_modules', '.bin', 'gemini');
+
+/**
+ * runGemini runs `gemini --skip-trust -p prompt` against baseURL (a Gemini
+ * API root: the CLI appends `/v1beta/models/...`) in cwd, with a fresh HOME
+ * under home's parent. Its settings pick API-key auth (with
+ * GOOGLE_GEMINI_BASE_URL set and no selected auth type the CLI picks
+ * "gateway" and refuses to run headless), and turn off usage statistics,
+ * telemetry and the update check. `--skip-trust` because a headless run in
+ * an untrusted folder exits 55. Extra args (`-o json`, `-m model`) go after.
+ * @param {{baseURL: string, prompt: string, cwd: string, homeIn?: string, args?: string[], env?: object}} o
+ */
+export async function runGemini({ baseURL, prompt, cwd, homeIn = path.dirname(cwd), args = [], env = {} }) {
+  const home = mkdtempSync(path.join(homeIn, 'gemini-home-'));
+  mkdirSync(path.join(home, '.gemini'));
+  mkdirSync(path.join(home, 'tmp')); // its error reports go to TMPDIR
+  writeFileSync(path.join(home, '.gemini', 'settings.json'), `${JSON.stringify({
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+  }, null, 2)}\n`);
+  const out = await run(geminiBin, ['--skip-trust', '-p', prompt, ...args], {
+    cwd,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      TMPDIR: path.join(home, 'tmp'),
+      GOOGLE_GEMINI_BASE_URL: baseURL,
+      GEMINI_API_KEY: 'gemini-client-key-ccmesh-must-replace',
+      ...env,
+    },
+  });
+  return { ...out, home };
 }
