@@ -1,8 +1,10 @@
 // Package proxytest provides fake upstreams that behave like the Anthropic
 // and OpenAI APIs, with faults that can be switched per response: error
 // statuses, encoded error bodies, SSE streams that stall, break or carry an
-// error event, and never-answering servers. The proxy tests and the
-// end-to-end suite share it.
+// error event, and never-answering servers; and a fake of the Gemini API
+// (gemini.go) that generates, streams, counts, lists models, checks keys and
+// signs function calls as Gemini 3 does. The proxy tests and the end-to-end
+// suite share it.
 package proxytest
 
 import (
