@@ -101,8 +101,8 @@ func TestDecodeRequest(t *testing.T) {
 			"generationConfig":{"maxOutputTokens":100,"temperature":0,"topP":0.9,"stopSequences":["END"],"topK":40,
 				"thinkingConfig":{"thinkingBudget":-1,"includeThoughts":true}}}`,
 		want: conv.Request{
-			Messages:    []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{{Kind: conv.PartText, Text: "x"}}}},
-			MaxTokens:   i64(100), Temperature: f64(0), TopP: f64(0.9), Stop: []string{"END"},
+			Messages:  []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{{Kind: conv.PartText, Text: "x"}}}},
+			MaxTokens: i64(100), Temperature: f64(0), TopP: f64(0.9), Stop: []string{"END"},
 			Reasoning: conv.Reasoning{Enabled: true, Summary: "auto"},
 			Extra: map[string]json.RawMessage{
 				"safetySettings":   json.RawMessage(`[{"category":"HARM_CATEGORY_HARASSMENT","threshold":"BLOCK_NONE"}]`),
