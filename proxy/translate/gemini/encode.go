@@ -30,7 +30,7 @@ func (c codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 			out[k] = v
 		}
 	}
-	e := &requestEncoder{c: c, names: map[string]string{}}
+	e := &requestEncoder{c: c, own: r.From == conv.Gemini, names: map[string]string{}}
 	contents, system := e.messages(r)
 	if len(contents) == 0 {
 		return nil, conv.Unsupported("the Gemini API needs at least one content and the request has none")
@@ -58,6 +58,7 @@ func (c codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 
 type requestEncoder struct {
 	c     codec
+	own   bool              // the request came from a Gemini client
 	names map[string]string // call id → function name, for the results
 }
 
@@ -95,8 +96,9 @@ func (e *requestEncoder) messages(r *conv.Request) (contents []wireContent, syst
 }
 
 // modelTurn writes an assistant message. Reasoning goes back only with a
-// signature Gemini made (thought text alone is worth nothing to it, and
-// another protocol's reasoning is not Gemini's); every function call gets
+// signature Gemini made, or as a Gemini client sent it (another
+// protocol's reasoning is not Gemini's, and its signatures are refused);
+// every function call gets
 // its signature back — from the part, else from the store — and the first
 // call of the turn the fallback when neither has it (Gemini checks the
 // first call of each step; with parallel calls only that one is signed).
@@ -110,7 +112,7 @@ func (e *requestEncoder) modelTurn(parts []conv.Part) wireContent {
 				c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text), ThoughtSignature: p.GeminiSignature})
 			}
 		case conv.PartReasoning:
-			if p.GeminiSignature != "" {
+			if p.GeminiSignature != "" || (e.own && p.Text != "" && p.Signature == "" && p.Redacted == "") {
 				c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text), Thought: true, ThoughtSignature: p.GeminiSignature})
 			}
 		case conv.PartToolCall:

@@ -58,9 +58,15 @@ func TestEncodeRequest(t *testing.T) {
 			}},
 			{Role: conv.RoleAssistant, Parts: []conv.Part{{Kind: conv.PartText, Text: "done", GeminiSignature: "E"}}},
 		}},
-		want: `{"contents":[{"role":"model","parts":[{"text":"hm","thought":true,"thoughtSignature":"T"},
+		want: `{"contents":[{"role":"model","parts":[{"text":"hm","thought":true,"thoughtSignature":"T"},{"text":"unsigned","thought":true},
 			{"functionCall":{"id":"c1","name":"f","args":{}},"thoughtSignature":"S"},{"functionCall":{"id":"c2","name":"f","args":{}}}]},
 			{"role":"model","parts":[{"text":"done","thoughtSignature":"E"}]}]}`,
+	}, {
+		name: "another protocol's reasoning stays out",
+		req: conv.Request{From: conv.Chat, Messages: []conv.Message{
+			{Role: conv.RoleAssistant, Parts: []conv.Part{{Kind: conv.PartReasoning, Text: "reasoning_content"}, text("ok")}},
+		}},
+		want: `{"contents":[{"role":"model","parts":[{"text":"ok"}]}]}`,
 	}, {
 		name: "media: base64 inline, URLs as file data with a MIME type, text documents as text",
 		req: conv.Request{Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{
