@@ -12,6 +12,7 @@
 package gemini
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -130,4 +131,17 @@ func Path(model string, stream bool) string {
 func isNull(raw json.RawMessage) bool {
 	s := strings.TrimSpace(string(raw))
 	return s == "" || s == "null"
+}
+
+// ConversationKey is the store key of the conversation r belongs to, for
+// a client the proxy knows as client (its ccmesh key or its address): the
+// client, and what the request says of its conversation, when anything —
+// Codex's prompt_cache_key, else the user id (Claude Code's carries its
+// session). The call ids inside it are unique already; the key keeps one
+// client from reading another's signatures.
+func ConversationKey(client string, r *conv.Request) string {
+	if s := cmp.Or(r.PromptCacheKey, r.User); s != "" {
+		return client + "\x00" + s
+	}
+	return client
 }
