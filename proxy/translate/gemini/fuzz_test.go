@@ -3,6 +3,8 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
@@ -26,6 +28,13 @@ func FuzzGeminiRequest(f *testing.F) {
 		`{"contents":[]}`, `null`, `{"contents":[{"role":"system"}]}`,
 	} {
 		f.Add([]byte(s))
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "captured", "gemini-cli", "*.json"))
+	for _, name := range files {
+		var c captured
+		if b, err := os.ReadFile(name); err == nil && json.Unmarshal(b, &c) == nil {
+			f.Add([]byte(c.Body))
+		}
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r, err := Codec.DecodeRequest(body)
