@@ -152,10 +152,12 @@ func (d *requestDecoder) contents(contents []wireContent) error {
 }
 
 // appendPart adds p to parts; a signature on an empty text part (where a
-// stream leaves it) goes onto the part before it.
+// stream leaves it) goes onto the text or thought part before it, never
+// onto a function call (Gemini checks those signatures where it put them).
 func appendPart(parts []conv.Part, p conv.Part) []conv.Part {
 	if p.Kind == conv.PartText && p.Text == "" {
-		if n := len(parts); n > 0 && parts[n-1].GeminiSignature == "" && p.GeminiSignature != "" {
+		n := len(parts)
+		if n > 0 && parts[n-1].Kind != conv.PartToolCall && parts[n-1].GeminiSignature == "" {
 			parts[n-1].GeminiSignature = p.GeminiSignature
 		}
 		return parts

@@ -70,6 +70,13 @@ func TestDecodeRequest(t *testing.T) {
 			{Kind: conv.PartText, Text: "answer", GeminiSignature: "S"},
 		}}}},
 	}, {
+		name: "but never onto a function call",
+		body: `{"contents":[{"role":"model","parts":[{"functionCall":{"id":"a","name":"f"},"thoughtSignature":"S"},{"functionCall":{"id":"b","name":"f"}},{"text":"","thoughtSignature":"T"}]}]}`,
+		want: conv.Request{Messages: []conv.Message{{Role: conv.RoleAssistant, Parts: []conv.Part{
+			{Kind: conv.PartToolCall, CallID: "a", Name: "f", Args: "{}", GeminiSignature: "S"},
+			{Kind: conv.PartToolCall, CallID: "b", Name: "f", Args: "{}"},
+		}}}},
+	}, {
 		name: "an Anthropic signature marked for a Gemini client goes back to Part.Signature",
 		body: `{"contents":[{"role":"model","parts":[{"text":"hm","thought":true,"thoughtSignature":"ccmesh.anthropic.signature.EqA"},
 			{"text":"","thought":true,"thoughtSignature":"ccmesh.anthropic.redacted.RD"},{"text":"ok"}]}]}`,
