@@ -23,6 +23,7 @@ const (
 	Anthropic Protocol = "anthropic"        // Messages API
 	Chat      Protocol = "openai-chat"      // Chat Completions
 	Responses Protocol = "openai-responses" // Responses API
+	Gemini    Protocol = "gemini"           // Gemini API (generateContent)
 )
 
 // Request is a client's request in the neutral model.
@@ -153,6 +154,12 @@ type Part struct {
 	// (Responses encrypted_content) and ItemID only towards Responses.
 	// Encoders of other protocols leave them out (docs/BEHAVIOUR.md#translation).
 	Signature, Redacted, Encrypted, ItemID string
+	// GeminiSignature is a Gemini thoughtSignature, on the part Gemini put
+	// it on (a function call, a text or a thought part); valid only towards
+	// Gemini, and written only by its codec. A tool call that reaches a
+	// client of another protocol loses it; the Gemini codec's signature
+	// store gives it back by the call's id.
+	GeminiSignature string
 	// CacheControl is an Anthropic cache_control marker, raw; written
 	// back only towards Anthropic.
 	CacheControl json.RawMessage

@@ -123,3 +123,23 @@ func TestOpenAIUser(t *testing.T) {
 		t.Errorf("OpenAIUser: %q, %q", short.OpenAIUser(), long.OpenAIUser())
 	}
 }
+
+// A Gemini signature sent at a block's stop (where Gemini streams it, on an
+// empty part after the text) reaches the collected response, on every kind
+// of block.
+func TestCollectGeminiSignature(t *testing.T) {
+	for _, kind := range []PartKind{PartText, PartReasoning, PartToolCall} {
+		t.Run(kind.String(), func(t *testing.T) {
+			c := NewCollect()
+			c.Add(Event{Type: EvStart})
+			c.Add(Event{Type: EvBlockStart, Part: Part{Kind: kind}})
+			c.Add(Event{Type: EvDelta, Text: "{}"})
+			c.Add(Event{Type: EvBlockStop, Part: Part{Kind: kind, GeminiSignature: "sig"}})
+			c.Add(Event{Type: EvFinish, Stop: StopEnd})
+			resp, _ := c.Response()
+			if got := resp.Parts[0].GeminiSignature; got != "sig" {
+				t.Errorf("GeminiSignature = %q, want %q", got, "sig")
+			}
+		})
+	}
+}

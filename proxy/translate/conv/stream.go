@@ -19,7 +19,9 @@ const (
 	// for a tool call — its complete canonical arguments.
 	EvDelta
 	// EvBlockStop closes block Index. For a reasoning block Part carries
-	// the final Signature, Redacted or Encrypted/ItemID, when there are any.
+	// the final Signature, Redacted or Encrypted/ItemID, when there are any;
+	// for any block, the GeminiSignature Gemini put on it (a tool call's
+	// also rides on its EvBlockStart).
 	EvBlockStop
 	// EvFinish ends the message: Stop, StopSequence and the final Usage
 	// (totals, not increments).
@@ -146,6 +148,7 @@ func (c *Collect) Add(ev Event) {
 		if p.Kind == PartToolCall {
 			p.Args = CanonicalArgs(p.Args)
 		}
+		p.GeminiSignature = cmpOr(ev.Part.GeminiSignature, p.GeminiSignature)
 		if p.Kind == PartReasoning {
 			p.Signature = cmpOr(ev.Part.Signature, p.Signature)
 			p.Redacted = cmpOr(ev.Part.Redacted, p.Redacted)
