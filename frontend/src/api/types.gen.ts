@@ -470,7 +470,7 @@ export interface PresetsReply {
   presets: Preset[];
 }
 
-/** Go: app.PriceRow */
+/** Go: pricing.PriceRow */
 export interface PriceRow {
   model: string;
   input: number;
@@ -481,7 +481,7 @@ export interface PriceRow {
   date?: string;
 }
 
-/** Go: app.PriceRowReply */
+/** Go: pricing.PriceRowReply */
 export interface PriceRowReply {
   model: string;
   input: number;
@@ -493,7 +493,7 @@ export interface PriceRowReply {
   shipped: boolean;
 }
 
-/** Go: app.PricesReply */
+/** Go: pricing.PricesReply */
 export interface PricesReply {
   rows: PriceRowReply[];
 }
