@@ -164,7 +164,7 @@ export interface CapturedResponse {
   truncated: boolean;
 }
 
-/** Go: app.ClaudeCode */
+/** Go: clients.ClaudeCode */
 export interface ClaudeCode {
   base_url: string;
   exports: string;
@@ -180,7 +180,7 @@ export interface ClaudeCodeApplied {
   backup_path: string;
 }
 
-/** Go: app.Codex */
+/** Go: clients.Codex */
 export interface Codex {
   base_url: string;
   block: string;
