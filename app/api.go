@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ccmesh/ccmesh/app/clients"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -78,10 +79,10 @@ func (a *App) api(mux *http.ServeMux) {
 	h("PUT /api/sync", a.putSync)
 	h("POST /api/sync/push", a.syncHandler("push"))
 	h("POST /api/sync/pull", a.syncHandler("pull"))
-	h("GET /api/claude-code", a.claudeCodeFile().previewHandler)
-	h("POST /api/claude-code/apply", a.claudeCodeFile().applyHandler)
-	h("GET /api/codex", a.codexFile().previewHandler)
-	h("POST /api/codex/apply", a.codexFile().applyHandler)
+	h("GET /api/claude-code", a.clientPreview(clients.ClaudeCodeClient))
+	h("POST /api/claude-code/apply", a.clientApply(clients.ClaudeCodeClient))
+	h("GET /api/codex", a.clientPreview(clients.CodexClient))
+	h("POST /api/codex/apply", a.clientApply(clients.CodexClient))
 	h("POST /api/window/show", a.showWindowHandler)
 	mux.HandleFunc("GET /api/events", a.eventStream)
 	h("/api/", func(w http.ResponseWriter, r *http.Request) error {

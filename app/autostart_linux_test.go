@@ -25,60 +25,6 @@ func validateDesktopFile(t *testing.T, path string) {
 	}
 }
 
-// The entry goes to $XDG_CONFIG_HOME/autostart/ccmesh.desktop, runs this
-// binary in the tray on this data dir, and passes desktop-file-validate.
-func TestStartAtLoginXDG(t *testing.T) {
-	config := filepath.Join(t.TempDir(), "config dir")
-	t.Setenv("XDG_CONFIG_HOME", config)
-	t.Setenv("HOME", t.TempDir())
-	data := filepath.Join(t.TempDir(), `data $dir "quoted" 100%`)
-	a := &App{opts: Options{DataDir: data}}
-	path := filepath.Join(config, "autostart", "ccmesh.desktop")
-
-	if a.startAtLogin() {
-		t.Fatal("on before anything was written")
-	}
-	if err := a.setStartAtLogin(true); err != nil {
-		t.Fatal(err)
-	}
-	validateDesktopFile(t, path)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, _ := os.Executable()
-	args, _ := execArgs(t, b)
-	if want := []string{exe, "--minimized", "--data", data}; !slices.Equal(args, want) {
-		t.Errorf("Exec runs %q, want %q\n%s", args, want, b)
-	}
-	if !a.startAtLogin() {
-		t.Error("written but reads as off")
-	}
-	// Switched off by the desktop's own settings: off, and left alone.
-	if err := os.WriteFile(path, append(b, "Hidden=true\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if a.startAtLogin() {
-		t.Error("Hidden=true reads as on")
-	}
-	if err := a.setStartAtLogin(false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Errorf("the entry is still there after turning it off: %v", err)
-	}
-	if err := a.setStartAtLogin(false); err != nil {
-		t.Errorf("turning off what is off: %v", err)
-	}
-
-	// XDG_CONFIG_HOME unset (or not absolute, which the spec says to
-	// ignore): ~/.config.
-	t.Setenv("XDG_CONFIG_HOME", "relative")
-	if got, want := a.autostart().where(), filepath.Join(os.Getenv("HOME"), ".config", "autostart", "ccmesh.desktop"); got != want {
-		t.Errorf("entry at %s, want %s", got, want)
-	}
-}
-
 // GET /api/settings reports what is on disk; a PUT that gives
 // start_at_login writes or removes the entry, one that does not leaves it.
 func TestStartAtLoginSetting(t *testing.T) {

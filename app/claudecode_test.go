@@ -121,12 +121,3 @@ func TestExportLinesQuoteValues(t *testing.T) {
 		t.Errorf("running the export lines created %v", files)
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	for _, s := range []string{"", "plain", "it's", "''", `a\'b`, "$(x) `y` ${z} \"q\" ;|&<>*?~ \t\n!#"} {
-		out, err := exec.Command("sh", "-c", "printf %s "+shellQuote(s)).Output()
-		if err != nil || string(out) != s {
-			t.Errorf("sh reads %s as %q (%v), want %q", shellQuote(s), out, err, s)
-		}
-	}
-}

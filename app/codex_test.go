@@ -82,26 +82,6 @@ enabled = false
 	}
 }
 
-func TestCodexConfigEdits(t *testing.T) {
-	block := "[model_providers.ccmesh]\nname = \"ccmesh\"\nbase_url = \"http://127.0.0.1:3457/v1\"\nenv_key = \"CCMESH_API_KEY\"\nwire_api = \"responses\"\nsupports_websockets = false\n"
-	for _, c := range []struct{ name, in, want string }{
-		{"no file", "", "model_provider = \"ccmesh\"\n\n" + block},
-		{"top-level keys only", "model = \"gpt-5.5\"", "model_provider = \"ccmesh\"\nmodel = \"gpt-5.5\"\n\n" + block},
-		{"tables, no provider line", "[tui]\nnotifications = true\n",
-			"model_provider = \"ccmesh\"\n\n[tui]\nnotifications = true\n\n" + block},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got := editCodexConfig(c.in, block)
-			if got != c.want {
-				t.Errorf("got:\n%q\nwant:\n%q", got, c.want)
-			}
-			if err := checkCodexConfig(got, "http://127.0.0.1:3457/v1"); err != nil {
-				t.Errorf("result does not check: %v", err)
-			}
-		})
-	}
-}
-
 // A file ccmesh cannot edit safely is left alone with a 409 saying so.
 func TestCodexConfigRefused(t *testing.T) {
 	h := newHarness(t)

@@ -19,6 +19,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/ccmesh/ccmesh/app/platform"
 	"github.com/ccmesh/ccmesh/frontend"
 )
 
@@ -62,8 +63,8 @@ func quietWebKit() {
 // returns nil; it opens no database and binds no port.
 func RunDesktop(ctx context.Context, opts Options) error {
 	quietWebKit()
-	inst, running, err := AcquireInstance(opts.DataDir)
-	if errors.Is(err, ErrAlreadyRunning) {
+	inst, running, err := platform.AcquireInstance(opts.DataDir)
+	if errors.Is(err, platform.ErrAlreadyRunning) {
 		return showRunning(ctx, opts, running)
 	}
 	if err != nil {
@@ -184,7 +185,7 @@ func showRunning(ctx context.Context, opts Options, addr string) error {
 		return err
 	}
 	if addr == "" {
-		return fmt.Errorf("%w (data dir %s), and it has not said where it listens yet", ErrAlreadyRunning, opts.DataDir)
+		return fmt.Errorf("%w (data dir %s), and it has not said where it listens yet", platform.ErrAlreadyRunning, opts.DataDir)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -195,7 +196,7 @@ func showRunning(ctx context.Context, opts Options, addr string) error {
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w at %s, but it did not answer: %v", ErrAlreadyRunning, addr, err)
+		return fmt.Errorf("%w at %s, but it did not answer: %v", platform.ErrAlreadyRunning, addr, err)
 	}
 	resp.Body.Close()
 	fmt.Printf("ccmesh is already running at http://%s; showed its window.\n", addr)

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/ccmesh/ccmesh/app/platform"
 )
 
 // ShutdownGrace is how long in-flight requests (streams included) may run
@@ -70,7 +72,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // startServing opens the app and its port and prints the start-up line.
-func startServing(ctx context.Context, opts Options, inst *Instance) (*App, net.Listener, error) {
+func startServing(ctx context.Context, opts Options, inst *platform.Instance) (*App, net.Listener, error) {
 	a, err := New(ctx, opts)
 	if err != nil {
 		return nil, nil, err
@@ -103,8 +105,8 @@ func (a *App) checkHistory(ctx context.Context) {
 // RunHeadless serves the proxy, the admin API and the UI until ctx ends.
 func RunHeadless(ctx context.Context, opts Options) error {
 	opts.Headless = true
-	inst, running, err := AcquireInstance(opts.DataDir)
-	if errors.Is(err, ErrAlreadyRunning) {
+	inst, running, err := platform.AcquireInstance(opts.DataDir)
+	if errors.Is(err, platform.ErrAlreadyRunning) {
 		return fmt.Errorf("%w (data dir %s, listening on %s); stop it or use another --data", err, opts.DataDir, running)
 	}
 	if err != nil {

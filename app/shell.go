@@ -1,12 +1,8 @@
 package app
 
-import "strings"
+import "github.com/ccmesh/ccmesh/app/clients"
 
 // shellQuote makes s one word of a POSIX shell line that nothing in it can
-// break out of: s inside single quotes, where nothing is special, with each
-// single quote of s written as quote, backslash, quote, quote (end the
-// quoted part, an escaped quote, start another). Every value the UI or the
-// tray puts into a line meant for a shell goes through it.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// break out of (clients.ShellQuote): the curl line of a captured request
+// goes through it as the clients' export lines do.
+func shellQuote(s string) string { return clients.ShellQuote(s) }

@@ -143,14 +143,14 @@ func TestWriteICO(t *testing.T) {
 }
 
 // The installer script registers what the brief of a per-user install
-// needs, and its Run key value is the one app/autostart_windows.go reads.
+// needs, and its Run key value is the one app/platform/autostart_windows.go reads.
 func TestInstallerScript(t *testing.T) {
 	nsi := readText(t, "../windows/ccmesh.nsi")
-	goSrc := readText(t, "../../app/autostart_windows.go")
+	goSrc := readText(t, "../../app/platform/autostart_windows.go")
 	appConst := func(name string) string {
 		m := regexp.MustCompile(`const ` + name + " = (?:`([^`]*)`|\"([^\"]*)\")").FindStringSubmatch(goSrc)
 		if m == nil {
-			t.Fatalf("app/autostart_windows.go has no const %s", name)
+			t.Fatalf("app/platform/autostart_windows.go has no const %s", name)
 		}
 		return m[1] + m[2]
 	}

@@ -10,7 +10,7 @@
 ; It installs for the current user only (no administrator prompt): the exe
 ; to %LOCALAPPDATA%\Programs\ccmesh, a Start menu entry, an uninstaller
 ; registered under HKCU, and if asked the same Run key value the app's
-; "Start at login" setting writes (app/autostart_windows.go).
+; "Start at login" setting writes (app/platform/autostart_windows.go).
 
 Unicode true
 SetCompressor /SOLID lzma
@@ -23,7 +23,7 @@ ManifestDPIAware true
 
 !define APP "ccmesh"
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\${APP}"
-; The key and value app/autostart_windows.go reads and writes.
+; The key and value app/platform/autostart_windows.go reads and writes.
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
 !define RUN_VALUE "ccmesh"
 ; WebView2's runtime (the window is a WebView2), per machine or per user.

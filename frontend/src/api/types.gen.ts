@@ -164,7 +164,7 @@ export interface CapturedResponse {
   truncated: boolean;
 }
 
-/** Go: app.ClaudeCode */
+/** Go: clients.ClaudeCode */
 export interface ClaudeCode {
   base_url: string;
   exports: string;
@@ -180,7 +180,7 @@ export interface ClaudeCodeApplied {
   backup_path: string;
 }
 
-/** Go: app.Codex */
+/** Go: clients.Codex */
 export interface Codex {
   base_url: string;
   block: string;
@@ -470,7 +470,7 @@ export interface PresetsReply {
   presets: Preset[];
 }
 
-/** Go: app.PriceRow */
+/** Go: pricing.PriceRow */
 export interface PriceRow {
   model: string;
   input: number;
@@ -481,7 +481,7 @@ export interface PriceRow {
   date?: string;
 }
 
-/** Go: app.PriceRowReply */
+/** Go: pricing.PriceRowReply */
 export interface PriceRowReply {
   model: string;
   input: number;
@@ -493,7 +493,7 @@ export interface PriceRowReply {
   shipped: boolean;
 }
 
-/** Go: app.PricesReply */
+/** Go: pricing.PricesReply */
 export interface PricesReply {
   rows: PriceRowReply[];
 }

@@ -1,4 +1,4 @@
-package app
+package platform
 
 import (
 	"errors"
@@ -13,15 +13,15 @@ const runKey = `Software\Microsoft\Windows\CurrentVersion\Run`
 // runKeyName is ccmesh's value under runKey.
 const runKeyName = "ccmesh"
 
-// autostart is the value runKeyName under HKCU\…\Run, holding
-// runKeyValue's command line.
-func (a *App) autostart() autostart { return runKeyAutostart{} }
+// NewAutostart is the value runKeyName under HKCU\…\Run, holding
+// runKeyValue's command line; home is not used (the key is the user's).
+func NewAutostart(home string) Autostart { return runKeyAutostart{} }
 
 type runKeyAutostart struct{}
 
-func (runKeyAutostart) where() string { return `HKCU\` + runKey + `\` + runKeyName }
+func (runKeyAutostart) Where() string { return `HKCU\` + runKey + `\` + runKeyName }
 
-func (runKeyAutostart) enabled() (bool, error) {
+func (runKeyAutostart) Enabled() (bool, error) {
 	k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.QUERY_VALUE)
 	if errors.Is(err, registry.ErrNotExist) {
 		return false, nil
@@ -37,7 +37,7 @@ func (runKeyAutostart) enabled() (bool, error) {
 	return err == nil, err
 }
 
-func (runKeyAutostart) enable(args []string) error {
+func (runKeyAutostart) Enable(args []string) error {
 	k, _, err := registry.CreateKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
 	if err != nil {
 		return err
@@ -46,7 +46,7 @@ func (runKeyAutostart) enable(args []string) error {
 	return k.SetStringValue(runKeyName, runKeyValue(args))
 }
 
-func (runKeyAutostart) disable() error {
+func (runKeyAutostart) Disable() error {
 	k, err := registry.OpenKey(registry.CURRENT_USER, runKey, registry.SET_VALUE)
 	if errors.Is(err, registry.ErrNotExist) {
 		return nil

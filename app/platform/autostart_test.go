@@ -1,4 +1,4 @@
-package app
+package platform
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ var trickyArgs = []string{
 
 func TestAutostartArgs(t *testing.T) {
 	data := t.TempDir()
-	got, err := autostartArgs("/opt/ccmesh/ccmesh", Options{DataDir: data, Listen: "127.0.0.1:3457"})
+	got, err := AutostartArgs("/opt/ccmesh/ccmesh", data, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,13 +25,13 @@ func TestAutostartArgs(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// --listen from the flag wins over the setting, so the entry keeps it.
-	got, _ = autostartArgs("/opt/ccmesh/ccmesh", Options{DataDir: data, Listen: "127.0.0.1:4000", ListenIsFlag: true})
+	got, _ = AutostartArgs("/opt/ccmesh/ccmesh", data, "127.0.0.1:4000")
 	if want := []string{"/opt/ccmesh/ccmesh", "--minimized", "--data", data, "--listen", "127.0.0.1:4000"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A relative data dir is written absolute: login does not start in
 	// today's working directory.
-	got, _ = autostartArgs("/opt/ccmesh/ccmesh", Options{DataDir: "rel"})
+	got, _ = AutostartArgs("/opt/ccmesh/ccmesh", "rel", "")
 	if !filepath.IsAbs(got[3]) {
 		t.Errorf("data dir %q is not absolute", got[3])
 	}

@@ -1,30 +1,28 @@
-package app
+package clients
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 )
 
-// Reading and writing a client's configuration file for Connect Claude
-// Code and Connect Codex (docs/BEHAVIOUR.md#admin-api). The file is in the
-// user's home, where other programs write too: ccmesh reads only a regular
-// file of a sane size, and writes so that nothing at a name it picks can
+// Reading and writing a client's configuration file for Connect
+// (docs/BEHAVIOUR.md#admin-api). The file is in the user's home, where
+// other programs write too: ccmesh reads only a regular file of a sane size, and writes so that nothing at a name it picks can
 // redirect the write — no fixed temporary name, no backup that replaces
 // another, no link followed.
 
-// maxClientFile caps the configuration file ccmesh reads: these files are
+// MaxFile caps the configuration file ccmesh reads: these files are
 // a few KiB, and one far larger is not one ccmesh should load whole.
-const maxClientFile = 4 << 20
+const MaxFile = 4 << 20
 
 // readClientFile returns the file at path, or nil when there is none. A
 // symbolic link, a directory or anything else that is not a regular file,
-// or a file over maxClientFile is a 409 that says what to do.
+// or a file over MaxFile is a Conflict that says what to do.
 func readClientFile(path string) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -44,43 +42,38 @@ func readClientFile(path string) ([]byte, error) {
 	// The file opened must be the one looked at: a link put in its place
 	// since is not followed.
 	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
-		return nil, &apiError{Status: http.StatusConflict, Code: "client_config_changed",
-			Message: fmt.Sprintf("%s was replaced while ccmesh read it; try again", path)}
+		return nil, conflict("client_config_changed", "%s was replaced while ccmesh read it; try again", path)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxClientFile+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(b) > maxClientFile {
+	if len(b) > MaxFile {
 		return nil, tooLargeClientFile(path)
 	}
 	return b, nil
 }
 
 // clientFileKind refuses what is at path unless it is a regular file of
-// at most maxClientFile bytes.
+// at most MaxFile bytes.
 func clientFileKind(path string, fi fs.FileInfo) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return &apiError{Status: http.StatusConflict, Code: "client_config_symlink",
-			Message: fmt.Sprintf("%s is a symbolic link; ccmesh neither writes through a link nor replaces it: "+
-				"make the change shown in the file it points to by hand", path)}
+		return conflict("client_config_symlink", "%s is a symbolic link; ccmesh neither writes through a link nor replaces it: "+
+			"make the change shown in the file it points to by hand", path)
 	case fi.IsDir():
-		return &apiError{Status: http.StatusConflict, Code: "client_config_not_a_file",
-			Message: fmt.Sprintf("%s is a directory, not a configuration file; move it away, then try again", path)}
+		return conflict("client_config_not_a_file", "%s is a directory, not a configuration file; move it away, then try again", path)
 	case !fi.Mode().IsRegular():
-		return &apiError{Status: http.StatusConflict, Code: "client_config_not_a_file",
-			Message: fmt.Sprintf("%s is not a regular file; move it away, then try again", path)}
-	case fi.Size() > maxClientFile:
+		return conflict("client_config_not_a_file", "%s is not a regular file; move it away, then try again", path)
+	case fi.Size() > MaxFile:
 		return tooLargeClientFile(path)
 	}
 	return nil
 }
 
 func tooLargeClientFile(path string) error {
-	return &apiError{Status: http.StatusConflict, Code: "client_config_too_large",
-		Message: fmt.Sprintf("%s is larger than %d MiB, which no client's settings are; ccmesh will not read it: "+
-			"move it away or make the change by hand", path, maxClientFile>>20)}
+	return conflict("client_config_too_large", "%s is larger than %d MiB, which no client's settings are; ccmesh will not read it: "+
+		"move it away or make the change by hand", path, MaxFile>>20)
 }
 
 // writePlan writes a previewed change to a client's configuration file:

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package app
+package platform
 
 import (
 	"errors"
@@ -16,9 +16,9 @@ type fileAutostart struct {
 	on      func(content []byte) bool // whether a file found there is on
 }
 
-func (f fileAutostart) where() string { return f.path }
+func (f fileAutostart) Where() string { return f.path }
 
-func (f fileAutostart) enabled() (bool, error) {
+func (f fileAutostart) Enabled() (bool, error) {
 	b, err := os.ReadFile(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -29,7 +29,7 @@ func (f fileAutostart) enabled() (bool, error) {
 	return f.on(b), nil
 }
 
-func (f fileAutostart) enable(args []string) error {
+func (f fileAutostart) Enable(args []string) error {
 	b, err := f.content(args)
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func (f fileAutostart) enable(args []string) error {
 	return os.Rename(tmp.Name(), f.path)
 }
 
-func (f fileAutostart) disable() error {
+func (f fileAutostart) Disable() error {
 	if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -1,10 +1,8 @@
-package app
+package clients
 
 import (
 	"errors"
 	"fmt"
-	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -40,26 +38,27 @@ const (
 
 // codexBlock is the provider table for this proxy. ccmesh serves no
 // WebSocket (docs/BEHAVIOUR.md#inbound-api): Codex must not try one.
-func (a *App) codexBlock() string {
+func codexBlock(h Host) string {
 	return fmt.Sprintf("[model_providers.%s]\nname = \"ccmesh\"\nbase_url = %q\nenv_key = %q\nwire_api = \"responses\"\nsupports_websockets = false\n",
-		codexProvider, strings.TrimSuffix(a.ProxyURL(), "/")+"/v1", codexKeyEnv)
+		codexProvider, strings.TrimSuffix(h.ProxyURL(), "/")+"/v1", codexKeyEnv)
 }
 
 // codexExports is the shell line that gives Codex its key: the client
 // token when one is set (ccmesh then requires it), else any word.
-func (a *App) codexExports() string {
+func codexExports(h Host) string {
 	key := "ccmesh"
-	if tok := a.state.Load().Settings.ClientToken; tok != "" {
+	if tok := h.ClientToken(); tok != "" {
 		key = tok
 	}
-	return fmt.Sprintf("export %s=%s\n", codexKeyEnv, shellQuote(key))
+	return fmt.Sprintf("export %s=%s\n", codexKeyEnv, ShellQuote(key))
 }
 
-func (a *App) codexConfigPath() (string, error) {
-	if dir := os.Getenv("CODEX_HOME"); dir != "" && a.opts.HomeDir == "" {
+// codexConfigPath is $CODEX_HOME/config.toml, or ~/.codex/config.toml.
+func codexConfigPath(h Host) (string, error) {
+	if dir := h.Getenv("CODEX_HOME"); dir != "" {
 		return filepath.Join(dir, "config.toml"), nil
 	}
-	return a.inHome(".codex", "config.toml")
+	return inHome(h, ".codex", "config.toml")
 }
 
 var (
@@ -72,12 +71,12 @@ var (
 // set to ccmesh (replacing the top-level line, or added first), and the
 // [model_providers.ccmesh] block replaced or appended. Everything else is
 // kept byte for byte.
-func (a *App) codexPlan() (Codex, error) {
-	path, err := a.codexConfigPath()
+func codexPlan(h Host) (Codex, error) {
+	path, err := codexConfigPath(h)
 	if err != nil {
 		return Codex{}, err
 	}
-	c := Codex{BaseURL: strings.TrimSuffix(a.ProxyURL(), "/") + "/v1", Block: a.codexBlock(), Exports: a.codexExports(), ConfigPath: path}
+	c := Codex{BaseURL: strings.TrimSuffix(h.ProxyURL(), "/") + "/v1", Block: codexBlock(h), Exports: codexExports(h), ConfigPath: path}
 	cur, err := readClientFile(path)
 	if err != nil {
 		return c, err
@@ -85,13 +84,13 @@ func (a *App) codexPlan() (Codex, error) {
 	c.Current = string(cur)
 	var doc map[string]any
 	if err := toml.Unmarshal(cur, &doc); err != nil {
-		return c, &apiError{Status: http.StatusConflict, Code: "codex_config_unreadable",
-			Message: fmt.Sprintf("%s is not valid TOML (%v); fix or move it, then try again — ccmesh will not overwrite it", path, err)}
+		return c, conflict("codex_config_unreadable",
+			"%s is not valid TOML (%v); fix or move it, then try again — ccmesh will not overwrite it", path, err)
 	}
 	c.Proposed = editCodexConfig(c.Current, c.Block)
 	if err := checkCodexConfig(c.Proposed, c.BaseURL); err != nil {
-		return c, &apiError{Status: http.StatusConflict, Code: "codex_config_uneditable",
-			Message: fmt.Sprintf("ccmesh cannot change %s safely (%v); add the block shown by hand", path, err)}
+		return c, conflict("codex_config_uneditable",
+			"ccmesh cannot change %s safely (%v); add the block shown by hand", path, err)
 	}
 	c.Hash = planHash(c.Current, c.Proposed)
 	c.Env, c.Preview = c.Exports, c.Proposed
@@ -177,11 +176,10 @@ func checkCodexConfig(text, baseURL string) error {
 	return nil
 }
 
-// codexFile is Connect Codex: config.toml.
-func (a *App) codexFile() clientFile {
-	return clientFile{preview: "GET /api/codex", changed: "codex_config_changed", pathKey: "config_path", alsoWritten: true,
-		plan: func() (any, filePlan, error) {
-			c, err := a.codexPlan()
-			return c, filePlan{c.ConfigPath, c.Current, c.Proposed, c.Hash}, err
-		}}
-}
+// CodexClient is Connect Codex: config.toml, with model_provider and
+// the [model_providers.ccmesh] block set to ccmesh.
+var CodexClient = Client{Preview: "GET /api/codex", Changed: "codex_config_changed", PathKey: "config_path", AlsoWritten: true,
+	Plan: func(h Host) (any, FilePlan, error) {
+		c, err := codexPlan(h)
+		return c, FilePlan{c.ConfigPath, c.Current, c.Proposed, c.Hash}, err
+	}}
