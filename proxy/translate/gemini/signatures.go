@@ -33,7 +33,7 @@ type sigEntry struct {
 
 // entryOverhead is what one entry costs beyond its strings: the map
 // slot, the list element and the entry, roughly.
-const entryOverhead = 160
+const entryOverhead = 192
 
 // NewSignatureStore returns a store of at most maxBytes (the strings and
 // entryOverhead per entry) whose entries live ttl.
