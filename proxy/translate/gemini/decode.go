@@ -139,6 +139,11 @@ func (d *requestDecoder) contents(contents []wireContent) error {
 				}
 				calls++
 				open = append(open, p)
+				// The thinking an answer began with goes back at the start
+				// of its turn, where the Messages API wants it.
+				if thinking, ok := carriedThinking(c.Parts[j].ThoughtSignature); ok && !hasSignedThinking(m.Parts) {
+					m.Parts = append(thinking, m.Parts...)
+				}
 			case conv.PartToolResult:
 				p.CallID, open = pairResult(p, open)
 			}
@@ -195,7 +200,7 @@ func partIn(w *wirePart) (conv.Part, bool, error) {
 	case w.FunctionCall != nil:
 		fc := w.FunctionCall
 		p := conv.Part{Kind: conv.PartToolCall, CallID: fc.ID, Name: fc.Name, Args: conv.CanonicalArgs(string(fc.Args))}
-		p.GeminiSignature = w.ThoughtSignature
+		p.GeminiSignature = ownSignature(w.ThoughtSignature)
 		return p, true, nil
 	case w.FunctionResponse != nil:
 		return resultIn(w.FunctionResponse), true, nil
@@ -208,11 +213,29 @@ func partIn(w *wirePart) (conv.Part, bool, error) {
 		signatureIn(&p, w.ThoughtSignature)
 		return p, true, nil
 	case w.Text != nil:
-		return conv.Part{Kind: conv.PartText, Text: *w.Text, GeminiSignature: w.ThoughtSignature}, true, nil
+		return conv.Part{Kind: conv.PartText, Text: *w.Text, GeminiSignature: ownSignature(w.ThoughtSignature)}, true, nil
 	case w.ThoughtSignature != "":
-		return conv.Part{Kind: conv.PartText, GeminiSignature: w.ThoughtSignature}, true, nil
+		return conv.Part{Kind: conv.PartText, GeminiSignature: ownSignature(w.ThoughtSignature)}, true, nil
 	}
 	return conv.Part{}, false, nil
+}
+
+// ownSignature is sig when it is Gemini's own, "" when it is one ccmesh
+// marked for a Gemini client (carry.go).
+func ownSignature(sig string) string {
+	if strings.HasPrefix(sig, "ccmesh.") {
+		return ""
+	}
+	return sig
+}
+
+func hasSignedThinking(parts []conv.Part) bool {
+	for i := range parts {
+		if signedThinking(&parts[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // signatureIn sets the signature of a thought part: an Anthropic thinking
@@ -226,7 +249,7 @@ func signatureIn(p *conv.Part, sig string) {
 	case strings.HasPrefix(sig, conv.RedactedPrefix):
 		p.Redacted = strings.TrimPrefix(sig, conv.RedactedPrefix)
 	default:
-		p.GeminiSignature = sig
+		p.GeminiSignature = ownSignature(sig)
 	}
 }
 

@@ -110,6 +110,7 @@ func (codec) EncodeResponse(resp *conv.Response, req *conv.Request) ([]byte, err
 			content.Parts = append(content.Parts, w)
 		}
 	}
+	carryCalls(content.Parts, resp.Parts)
 	out.Candidates = []outCandidate{{Content: content, FinishReason: stopOut(resp.Stop)}}
 	return conv.Marshal(out), nil
 }

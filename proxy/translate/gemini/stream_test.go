@@ -149,7 +149,8 @@ func TestStreamEncode(t *testing.T) {
 		mk(`{"text":"hm","thought":true}`, "", ""),
 		mk(`{"text":"","thought":true,"thoughtSignature":"ccmesh.anthropic.signature.EqA"}`, "", ""),
 		mk(`{"text":"Hi"}`, "", ""),
-		mk(`{"functionCall":{"id":"toolu_1","name":"f","args":{"a":1}}}`, "", ""),
+		// The signed thinking rides on the call too (carry.go): {"t":"hm","s":"EqA"}.
+		mk(`{"functionCall":{"id":"toolu_1","name":"f","args":{"a":1}},"thoughtSignature":"ccmesh.anthropic.thinking.W3sidCI6ImhtIiwicyI6IkVxQSJ9XQ"}`, "", ""),
 		mk(`{"text":""}`, "STOP", `{"promptTokenCount":5,"candidatesTokenCount":7,"thoughtsTokenCount":2,"totalTokenCount":14}`),
 	}
 	req := &conv.Request{Model: "gemini-2.5-pro", Tools: []conv.Tool{{Name: "f"}}}
