@@ -80,31 +80,8 @@ func TestThinkingRidesOnTheCall(t *testing.T) {
 			if got := next.Messages[1].Parts; !reflect.DeepEqual(got, wantParts) {
 				t.Errorf("model turn back\n got: %+v\nwant: %+v", got, wantParts)
 			}
-			// To the Anthropic upstream: the thinking before the call, and thinking on.
-			next.Model = "claude-sonnet-4-5"
-			b, err := anthropic.Codec.EncodeRequest(next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var up struct {
-				Thinking *struct{ Type string }
-				Messages []struct {
-					Content []struct{ Type, Signature string }
-				}
-			}
-			if err := json.Unmarshal(b, &up); err != nil {
-				t.Fatal(err)
-			}
-			if up.Thinking == nil || up.Thinking.Type != "enabled" {
-				t.Errorf("thinking = %+v, want enabled\n%s", up.Thinking, b)
-			}
-			var types []string
-			for _, c := range up.Messages[1].Content {
-				types = append(types, c.Type)
-			}
-			if want := []string{"thinking", "redacted_thinking", "text", "tool_use"}; !reflect.DeepEqual(types, want) {
-				t.Errorf("assistant blocks %v, want %v", types, want)
-			}
+			// To the Anthropic upstream: the thinking first, and thinking on.
+			checkAnthropicThinking(t, next, []string{"thinking", "redacted_thinking", "text", "tool_use"})
 			// To a Gemini upstream the marked value never goes.
 			g, err := Codec.EncodeRequest(next)
 			if err != nil {
@@ -118,6 +95,36 @@ func TestThinkingRidesOnTheCall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkAnthropicThinking encodes r for an Anthropic upstream and checks
+// that thinking is on and the second turn has the blocks want.
+func checkAnthropicThinking(t *testing.T, r *conv.Request, want []string) {
+	t.Helper()
+	r.Model = "claude-sonnet-4-5"
+	b, err := anthropic.Codec.EncodeRequest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up struct {
+		Thinking *struct{ Type string }
+		Messages []struct {
+			Content []struct{ Type, Signature string }
+		}
+	}
+	if err := json.Unmarshal(b, &up); err != nil {
+		t.Fatal(err)
+	}
+	if up.Thinking == nil || up.Thinking.Type != "enabled" {
+		t.Errorf("thinking = %+v, want enabled\n%s", up.Thinking, b)
+	}
+	var types []string
+	for _, c := range up.Messages[1].Content {
+		types = append(types, c.Type)
+	}
+	if !reflect.DeepEqual(types, want) {
+		t.Errorf("assistant blocks %v, want %v", types, want)
 	}
 }
 
