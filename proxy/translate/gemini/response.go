@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,9 @@ func stopOut(s conv.StopReason) string {
 // parts. A prompt blocked before any candidate is a refusal without
 // content; a 200 with neither candidates nor prompt feedback is no answer.
 func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
+		return c.decodeArray(b)
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, fmt.Errorf("gemini response: %w", err)
@@ -79,6 +83,35 @@ func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
 		}
 	}
 	resp.Stop = stopIn(cand.FinishReason, called)
+	return resp, nil
+}
+
+// decodeArray reads the JSON-array form of streamGenerateContent (what
+// Gemini answers a stream asked for without alt=sse): its chunks run
+// through the stream decoder and are collected into one answer.
+func (c codec) decodeArray(body []byte) (*conv.Response, error) {
+	var chunks []json.RawMessage
+	if err := json.Unmarshal(body, &chunks); err != nil {
+		return nil, fmt.Errorf("gemini response: %w", err)
+	}
+	d := c.StreamDecoder()
+	col := conv.NewCollect()
+	for _, ch := range chunks {
+		if err := d.Decode("", ch, col.Add); err != nil {
+			return nil, fmt.Errorf("gemini response: %w", err)
+		}
+	}
+	complete := d.End(col.Add)
+	if col.Err != nil {
+		return nil, fmt.Errorf("gemini response: %s: %s", col.Err.Type, col.Err.Message)
+	}
+	resp, _ := col.Response()
+	if !complete {
+		return nil, errors.New("gemini response: a streamed answer without a finish reason")
+	}
+	if resp.Parts == nil {
+		resp.Parts = []conv.Part{}
+	}
 	return resp, nil
 }
 
