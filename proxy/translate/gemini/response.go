@@ -57,14 +57,14 @@ func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
 		return nil, fmt.Errorf("gemini response: %s: %s", w.Error.Status, w.Error.Message)
 	}
 	resp := &conv.Response{ID: w.ResponseID, Model: w.ModelVersion, Usage: usageIn(w.UsageMetadata), Parts: []conv.Part{}}
-	if len(w.Candidates) == 0 {
+	cand := first(w.Candidates)
+	if cand == nil {
 		if w.PromptFeedback == nil || w.PromptFeedback.BlockReason == "" {
 			return nil, errors.New("gemini response: no candidates")
 		}
 		resp.Stop = conv.StopRefusal
 		return resp, nil
 	}
-	cand := &w.Candidates[0]
 	called := false
 	if cand.Content != nil {
 		for i := range cand.Content.Parts {
@@ -84,6 +84,17 @@ func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
 	}
 	resp.Stop = stopIn(cand.FinishReason, called)
 	return resp, nil
+}
+
+// first is the first candidate (index 0; with candidateCount above one a
+// stream's chunk may carry the others too), nil when there is none.
+func first(cands []wireCandidate) *wireCandidate {
+	for i := range cands {
+		if cands[i].Index == 0 {
+			return &cands[i]
+		}
+	}
+	return nil
 }
 
 // decodeArray reads the JSON-array form of streamGenerateContent (what

@@ -81,6 +81,18 @@ func TestStreamDecode(t *testing.T) {
 		},
 		complete: true,
 	}, {
+		name: "only the first candidate",
+		chunks: []string{`{"candidates":[{"content":{"parts":[{"text":"one"}]},"index":0},{"content":{"parts":[{"text":"two"}]},"index":1}],"usageMetadata":{"promptTokenCount":10},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`,
+			`{"candidates":[{"content":{"parts":[{"text":"more two"}]},"finishReason":"STOP","index":1}]}`,
+			`{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP","index":0}]}`},
+		want: []conv.Event{start,
+			{Type: conv.EvBlockStart, Index: 0, Part: conv.Part{Kind: conv.PartText}},
+			{Type: conv.EvDelta, Index: 0, Text: "one"},
+			{Type: conv.EvBlockStop, Index: 0, Part: conv.Part{Kind: conv.PartText}},
+			{Type: conv.EvFinish, Stop: conv.StopEnd, Usage: conv.Usage{Input: 10}},
+		},
+		complete: true,
+	}, {
 		name:   "cut before a finish reason",
 		chunks: []string{chunk(`{"text":"half"}`, "", `{"promptTokenCount":10}`)},
 		want: []conv.Event{start,
