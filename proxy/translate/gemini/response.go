@@ -68,7 +68,7 @@ func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
 	called := false
 	if cand.Content != nil {
 		for i := range cand.Content.Parts {
-			p, ok, _ := partIn(&cand.Content.Parts[i])
+			p, ok := partIn(&cand.Content.Parts[i])
 			if !ok || p.Kind == conv.PartToolResult {
 				continue
 			}

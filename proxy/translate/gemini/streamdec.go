@@ -69,7 +69,7 @@ func (d *streamDecoder) Decode(_ string, data []byte, emit func(conv.Event)) err
 }
 
 func (d *streamDecoder) readPart(w *wirePart, emit func(conv.Event)) {
-	p, ok, _ := partIn(w)
+	p, ok := partIn(w)
 	if !ok {
 		return
 	}
