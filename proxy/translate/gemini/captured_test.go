@@ -135,3 +135,29 @@ func TestCapturedToolFollowUp(t *testing.T) {
 		t.Errorf("reasoning = %+v", r.Reasoning)
 	}
 }
+
+func TestDecodeCountTokens(t *testing.T) {
+	c := readCaptured(t)["image-01.json"]
+	tests := []struct {
+		name, body string
+		parts      int
+	}{
+		{"Gemini CLI's", string(c.Body), 4},
+		{"a whole request inside", `{"generateContentRequest":{"model":"models/gemini-2.5-pro","contents":[{"parts":[{"text":"hi"}]}],"systemInstruction":{"parts":[{"text":"s"}]}}}`, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := DecodeCountTokens([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Messages) != 1 || len(r.Messages[0].Parts) != tt.parts {
+				t.Errorf("messages %+v, want one of %d parts", r.Messages, tt.parts)
+			}
+		})
+	}
+	if _, err := DecodeCountTokens([]byte(`{"contents":7}`)); err == nil {
+		t.Error("a bad body read")
+	}
+	jsonEqual(t, CountTokensBody(12), `{"totalTokens":12}`)
+}

@@ -125,10 +125,7 @@ func (d *requestDecoder) contents(contents []wireContent) error {
 		m := conv.Message{Role: role}
 		calls := 0
 		for j := range c.Parts {
-			p, ok, err := partIn(&c.Parts[j])
-			if err != nil {
-				return fmt.Errorf("contents[%d].parts[%d]: %w", i, j, err)
-			}
+			p, ok := partIn(&c.Parts[j])
 			if !ok {
 				continue
 			}
@@ -139,6 +136,11 @@ func (d *requestDecoder) contents(contents []wireContent) error {
 				}
 				calls++
 				open = append(open, p)
+				// The thinking an answer began with goes back at the start
+				// of its turn, where the Messages API wants it.
+				if thinking, ok := carriedThinking(c.Parts[j].ThoughtSignature); ok && !hasSignedThinking(m.Parts) {
+					m.Parts = append(thinking, m.Parts...)
+				}
 			case conv.PartToolResult:
 				p.CallID, open = pairResult(p, open)
 			}
@@ -190,29 +192,47 @@ func pairResult(p conv.Part, open []conv.Part) (string, []conv.Part) {
 
 // partIn reads one part; ok is false for a part the model does not carry
 // (executable code, an empty one).
-func partIn(w *wirePart) (conv.Part, bool, error) {
+func partIn(w *wirePart) (conv.Part, bool) {
 	switch {
 	case w.FunctionCall != nil:
 		fc := w.FunctionCall
 		p := conv.Part{Kind: conv.PartToolCall, CallID: fc.ID, Name: fc.Name, Args: conv.CanonicalArgs(string(fc.Args))}
-		p.GeminiSignature = w.ThoughtSignature
-		return p, true, nil
+		p.GeminiSignature = ownSignature(w.ThoughtSignature)
+		return p, true
 	case w.FunctionResponse != nil:
-		return resultIn(w.FunctionResponse), true, nil
+		return resultIn(w.FunctionResponse), true
 	case w.InlineData != nil:
-		return mediaPart(w.InlineData.MimeType, w.InlineData.Data, ""), true, nil
+		return mediaPart(w.InlineData.MimeType, w.InlineData.Data, ""), true
 	case w.FileData != nil:
-		return mediaPart(w.FileData.MimeType, "", w.FileData.FileURI), true, nil
+		return mediaPart(w.FileData.MimeType, "", w.FileData.FileURI), true
 	case w.Text != nil && w.Thought:
 		p := conv.Part{Kind: conv.PartReasoning, Text: *w.Text}
 		signatureIn(&p, w.ThoughtSignature)
-		return p, true, nil
+		return p, true
 	case w.Text != nil:
-		return conv.Part{Kind: conv.PartText, Text: *w.Text, GeminiSignature: w.ThoughtSignature}, true, nil
+		return conv.Part{Kind: conv.PartText, Text: *w.Text, GeminiSignature: ownSignature(w.ThoughtSignature)}, true
 	case w.ThoughtSignature != "":
-		return conv.Part{Kind: conv.PartText, GeminiSignature: w.ThoughtSignature}, true, nil
+		return conv.Part{Kind: conv.PartText, GeminiSignature: ownSignature(w.ThoughtSignature)}, true
 	}
-	return conv.Part{}, false, nil
+	return conv.Part{}, false
+}
+
+// ownSignature is sig when it is Gemini's own, "" when it is one ccmesh
+// marked for a Gemini client (carry.go).
+func ownSignature(sig string) string {
+	if strings.HasPrefix(sig, "ccmesh.") {
+		return ""
+	}
+	return sig
+}
+
+func hasSignedThinking(parts []conv.Part) bool {
+	for i := range parts {
+		if signedThinking(&parts[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // signatureIn sets the signature of a thought part: an Anthropic thinking
@@ -226,7 +246,7 @@ func signatureIn(p *conv.Part, sig string) {
 	case strings.HasPrefix(sig, conv.RedactedPrefix):
 		p.Redacted = strings.TrimPrefix(sig, conv.RedactedPrefix)
 	default:
-		p.GeminiSignature = sig
+		p.GeminiSignature = ownSignature(sig)
 	}
 }
 

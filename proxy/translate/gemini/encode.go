@@ -117,7 +117,7 @@ func (e *requestEncoder) modelTurn(parts []conv.Part) wireContent {
 			}
 		case conv.PartToolCall:
 			e.names[p.CallID] = p.Name
-			sig := p.GeminiSignature
+			sig := ownSignature(p.GeminiSignature)
 			if sig == "" {
 				sig, _ = e.c.store.Get(e.c.key, p.CallID)
 			}

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,9 @@ func stopOut(s conv.StopReason) string {
 // parts. A prompt blocked before any candidate is a refusal without
 // content; a 200 with neither candidates nor prompt feedback is no answer.
 func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
+		return c.decodeArray(b)
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, fmt.Errorf("gemini response: %w", err)
@@ -53,18 +57,18 @@ func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
 		return nil, fmt.Errorf("gemini response: %s: %s", w.Error.Status, w.Error.Message)
 	}
 	resp := &conv.Response{ID: w.ResponseID, Model: w.ModelVersion, Usage: usageIn(w.UsageMetadata), Parts: []conv.Part{}}
-	if len(w.Candidates) == 0 {
+	cand := first(w.Candidates)
+	if cand == nil {
 		if w.PromptFeedback == nil || w.PromptFeedback.BlockReason == "" {
 			return nil, errors.New("gemini response: no candidates")
 		}
 		resp.Stop = conv.StopRefusal
 		return resp, nil
 	}
-	cand := &w.Candidates[0]
 	called := false
 	if cand.Content != nil {
 		for i := range cand.Content.Parts {
-			p, ok, _ := partIn(&cand.Content.Parts[i])
+			p, ok := partIn(&cand.Content.Parts[i])
 			if !ok || p.Kind == conv.PartToolResult {
 				continue
 			}
@@ -79,6 +83,46 @@ func (c codec) DecodeResponse(body []byte) (*conv.Response, error) {
 		}
 	}
 	resp.Stop = stopIn(cand.FinishReason, called)
+	return resp, nil
+}
+
+// first is the first candidate (index 0; with candidateCount above one a
+// stream's chunk may carry the others too), nil when there is none.
+func first(cands []wireCandidate) *wireCandidate {
+	for i := range cands {
+		if cands[i].Index == 0 {
+			return &cands[i]
+		}
+	}
+	return nil
+}
+
+// decodeArray reads the JSON-array form of streamGenerateContent (what
+// Gemini answers a stream asked for without alt=sse): its chunks run
+// through the stream decoder and are collected into one answer.
+func (c codec) decodeArray(body []byte) (*conv.Response, error) {
+	var chunks []json.RawMessage
+	if err := json.Unmarshal(body, &chunks); err != nil {
+		return nil, fmt.Errorf("gemini response: %w", err)
+	}
+	d := c.StreamDecoder()
+	col := conv.NewCollect()
+	for _, ch := range chunks {
+		if err := d.Decode("", ch, col.Add); err != nil {
+			return nil, fmt.Errorf("gemini response: %w", err)
+		}
+	}
+	complete := d.End(col.Add)
+	if col.Err != nil {
+		return nil, fmt.Errorf("gemini response: %s: %s", col.Err.Type, col.Err.Message)
+	}
+	resp, _ := col.Response()
+	if !complete {
+		return nil, errors.New("gemini response: a streamed answer without a finish reason")
+	}
+	if resp.Parts == nil {
+		resp.Parts = []conv.Part{}
+	}
 	return resp, nil
 }
 
@@ -110,6 +154,7 @@ func (codec) EncodeResponse(resp *conv.Response, req *conv.Request) ([]byte, err
 			content.Parts = append(content.Parts, w)
 		}
 	}
+	carryCalls(content.Parts, resp.Parts)
 	out.Candidates = []outCandidate{{Content: content, FinishReason: stopOut(resp.Stop)}}
 	return conv.Marshal(out), nil
 }

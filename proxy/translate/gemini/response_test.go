@@ -55,8 +55,25 @@ func TestDecodeResponse(t *testing.T) {
 	}
 }
 
+// The JSON-array stream form, answered where a body was expected, reads
+// as the one answer it streams.
+func TestDecodeResponseArray(t *testing.T) {
+	body := `[` + chunk(`{"text":"Hel"}`, "", `{"promptTokenCount":4}`) + `,` + "\r\n" +
+		chunk(`{"text":"lo"},{"functionCall":{"id":"c","name":"f","args":{"a":1}}}`, "STOP", `{"promptTokenCount":4,"candidatesTokenCount":2}`) + `]`
+	got, err := Codec.DecodeResponse([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := conv.Response{ID: "r1", Model: "gemini-2.5-flash", Stop: conv.StopToolUse, Usage: conv.Usage{Input: 4, Output: 2},
+		Parts: []conv.Part{text("Hello"), {Kind: conv.PartToolCall, CallID: "c", Name: "f", Args: `{"a":1}`}}}
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("got  %+v\nwant %+v", *got, want)
+	}
+}
+
 func TestDecodeResponseRefuses(t *testing.T) {
-	for _, body := range []string{`{}`, `{"candidates":[]}`, `[]`, `{"error":{"code":500,"message":"boom","status":"INTERNAL"}}`} {
+	for _, body := range []string{`{}`, `{"candidates":[]}`, `[]`, `[{"candidates":[{"content":{"parts":[{"text":"cut"}]}}]}]`,
+		`[{"error":{"code":429,"message":"slow","status":"RESOURCE_EXHAUSTED"}}]`, `{"error":{"code":500,"message":"boom","status":"INTERNAL"}}`} {
 		if r, err := Codec.DecodeResponse([]byte(body)); err == nil {
 			t.Errorf("DecodeResponse(%s) = %+v, want an error", body, r)
 		}

@@ -17,7 +17,10 @@ import (
 // properties are the parameters. The encoder always writes
 // parametersJsonSchema (the clients of the other protocols declare JSON
 // Schema, and Gemini CLI sends it too), cleaned of what Gemini refuses
-// there; the decoder turns an OpenAPI parameters schema into JSON Schema,
+// there: $schema, and anything but an object at the top.
+// additionalProperties stays — the reference's own parametersJsonSchema
+// example carries "additionalProperties": false; only parameters refuses
+// it, and the encoder never writes that member. The decoder turns an OpenAPI parameters schema into JSON Schema,
 // which every other protocol takes.
 
 // schemaMaps are the keywords whose value maps names to schemas.

@@ -31,9 +31,19 @@ type sigEntry struct {
 	touched time.Time
 }
 
+// Defaults for the proxy's one store. A signature is a few hundred bytes
+// to a few KB of base64, so 16 MiB keeps thousands of calls; every turn
+// reads the calls of its history again, which keeps a live conversation's
+// entries, and a day covers a session left overnight. A call past either
+// bound gets the fallback signature (encode.go), which Gemini takes.
+const (
+	DefaultStoreBytes = 16 << 20
+	DefaultStoreTTL   = 24 * time.Hour
+)
+
 // entryOverhead is what one entry costs beyond its strings: the map
 // slot, the list element and the entry, roughly.
-const entryOverhead = 160
+const entryOverhead = 192
 
 // NewSignatureStore returns a store of at most maxBytes (the strings and
 // entryOverhead per entry) whose entries live ttl.

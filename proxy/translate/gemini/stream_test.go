@@ -81,6 +81,18 @@ func TestStreamDecode(t *testing.T) {
 		},
 		complete: true,
 	}, {
+		name: "only the first candidate",
+		chunks: []string{`{"candidates":[{"content":{"parts":[{"text":"one"}]},"index":0},{"content":{"parts":[{"text":"two"}]},"index":1}],"usageMetadata":{"promptTokenCount":10},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`,
+			`{"candidates":[{"content":{"parts":[{"text":"more two"}]},"finishReason":"STOP","index":1}]}`,
+			`{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP","index":0}]}`},
+		want: []conv.Event{start,
+			{Type: conv.EvBlockStart, Index: 0, Part: conv.Part{Kind: conv.PartText}},
+			{Type: conv.EvDelta, Index: 0, Text: "one"},
+			{Type: conv.EvBlockStop, Index: 0, Part: conv.Part{Kind: conv.PartText}},
+			{Type: conv.EvFinish, Stop: conv.StopEnd, Usage: conv.Usage{Input: 10}},
+		},
+		complete: true,
+	}, {
 		name:   "cut before a finish reason",
 		chunks: []string{chunk(`{"text":"half"}`, "", `{"promptTokenCount":10}`)},
 		want: []conv.Event{start,
@@ -149,7 +161,8 @@ func TestStreamEncode(t *testing.T) {
 		mk(`{"text":"hm","thought":true}`, "", ""),
 		mk(`{"text":"","thought":true,"thoughtSignature":"ccmesh.anthropic.signature.EqA"}`, "", ""),
 		mk(`{"text":"Hi"}`, "", ""),
-		mk(`{"functionCall":{"id":"toolu_1","name":"f","args":{"a":1}}}`, "", ""),
+		// The signed thinking rides on the call too (carry.go): {"t":"hm","s":"EqA"}.
+		mk(`{"functionCall":{"id":"toolu_1","name":"f","args":{"a":1}},"thoughtSignature":"ccmesh.anthropic.thinking.W3sidCI6ImhtIiwicyI6IkVxQSJ9XQ"}`, "", ""),
 		mk(`{"text":""}`, "STOP", `{"promptTokenCount":5,"candidatesTokenCount":7,"thoughtsTokenCount":2,"totalTokenCount":14}`),
 	}
 	req := &conv.Request{Model: "gemini-2.5-pro", Tools: []conv.Tool{{Name: "f"}}}

@@ -53,13 +53,13 @@ func (d *streamDecoder) Decode(_ string, data []byte, emit func(conv.Event)) err
 		d.finish("SAFETY", emit)
 		return nil
 	}
-	if len(w.Candidates) == 0 || d.finished {
+	cand := first(w.Candidates)
+	if cand == nil || d.finished {
 		return nil
 	}
-	cand := &w.Candidates[0]
 	if cand.Content != nil {
 		for i := range cand.Content.Parts {
-			d.part1(&cand.Content.Parts[i], emit)
+			d.readPart(&cand.Content.Parts[i], emit)
 		}
 	}
 	if cand.FinishReason != "" {
@@ -68,8 +68,8 @@ func (d *streamDecoder) Decode(_ string, data []byte, emit func(conv.Event)) err
 	return nil
 }
 
-func (d *streamDecoder) part1(w *wirePart, emit func(conv.Event)) {
-	p, ok, _ := partIn(w)
+func (d *streamDecoder) readPart(w *wirePart, emit func(conv.Event)) {
+	p, ok := partIn(w)
 	if !ok {
 		return
 	}

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
@@ -18,6 +19,10 @@ type streamEncoder struct {
 	wrote     bool // a chunk (and, as an array, "[") is written
 	done      bool
 	part      conv.Part // the open block's head
+	// thinking is the open reasoning block's text and then the signed
+	// thinking of the answer so far, for the next function call (carry.go).
+	text     strings.Builder
+	thinking []conv.Part
 }
 
 func newStreamEncoder(req *conv.Request, array bool) *streamEncoder {
@@ -41,12 +46,16 @@ func (e *streamEncoder) Encode(dst []byte, ev conv.Event) []byte {
 		}
 	case conv.EvBlockStart:
 		e.part = ev.Part
+		e.text.Reset()
 	case conv.EvDelta:
 		return e.delta(dst, ev.Text)
 	case conv.EvBlockStop:
 		p := e.part
 		p.GeminiSignature = cmpOr(ev.Part.GeminiSignature, p.GeminiSignature)
 		p.Signature, p.Redacted = ev.Part.Signature, ev.Part.Redacted
+		if p.Text = e.text.String(); signedThinking(&p) {
+			e.thinking = append(e.thinking, p)
+		}
 		p.Text = ""
 		if p.Kind == conv.PartToolCall {
 			return dst
@@ -72,7 +81,16 @@ func (e *streamEncoder) delta(dst []byte, text string) []byte {
 	switch p.Kind {
 	case conv.PartToolCall:
 		p.Args = text
+		w, _ := answerPart(&p)
+		if w.ThoughtSignature == "" {
+			w.ThoughtSignature = carryThinking(e.thinking)
+		}
+		e.thinking = nil
+		return e.chunk(dst, []wirePart{w}, "", nil)
 	case conv.PartText, conv.PartReasoning:
+		if p.Kind == conv.PartReasoning {
+			e.text.WriteString(text)
+		}
 		if text == "" {
 			return dst
 		}
