@@ -331,7 +331,13 @@ func (g *Gemini) generate(w http.ResponseWriter, r *http.Request, model string, 
 		Serve(w, r, Response{Body: js(geminiMerged(chunks))})
 		return
 	}
-	writeGeminiStream(w, r, chunks, r.URL.Query().Get("alt") == "sse", reply.CutAfter)
+	frames := reply.Raw
+	if frames == nil {
+		for _, c := range chunks {
+			frames = append(frames, js(c))
+		}
+	}
+	writeGeminiStream(w, r, frames, r.URL.Query().Get("alt") == "sse", reply.CutAfter)
 }
 
 func (g *Gemini) nextReply() (GeminiReply, string) {
@@ -452,7 +458,7 @@ func hasUserText(c geminiContent) bool {
 
 // writeGeminiStream sends chunks as SSE (alt=sse) or as one JSON array
 // whose elements are flushed as made, cut after cutAfter chunks if set.
-func writeGeminiStream(w http.ResponseWriter, r *http.Request, chunks []map[string]any, sse bool, cutAfter int) {
+func writeGeminiStream(w http.ResponseWriter, r *http.Request, chunks []string, sse bool, cutAfter int) {
 	rc := http.NewResponseController(w)
 	if sse {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -465,17 +471,16 @@ func writeGeminiStream(w http.ResponseWriter, r *http.Request, chunks []map[stri
 		if cutAfter > 0 && i == cutAfter {
 			panic(http.ErrAbortHandler)
 		}
-		s := geminiSSE(c)
-		if !sse {
-			s = geminiArrayElem(i, c)
-		}
-		if _, err := io.WriteString(w, s); err != nil || r.Context().Err() != nil {
+		if _, err := io.WriteString(w, geminiFrame(i, c, sse)); err != nil || r.Context().Err() != nil {
 			return
 		}
 		_ = rc.Flush()
 	}
 	if cutAfter > 0 && cutAfter >= len(chunks) {
 		panic(http.ErrAbortHandler)
+	}
+	if !sse && len(chunks) == 0 {
+		_, _ = io.WriteString(w, "[")
 	}
 	if !sse {
 		_, _ = io.WriteString(w, "]")
