@@ -318,6 +318,7 @@ func (g *Gemini) generate(w http.ResponseWriter, r *http.Request, model string, 
 		Serve(w, r, *reply.Fault)
 		return
 	}
+	reply = g.gemini3Text(reply)
 	usage := reply.Usage
 	out, thoughts := replyTokens(reply)
 	if usage.Prompt == 0 {
@@ -355,32 +356,54 @@ func (g *Gemini) nextReply() (GeminiReply, string) {
 
 // signer gives, in Gemini-3 mode, the first functionCall of reply a new
 // signature and remembers it by the call, as Gemini 3 signs only the first
-// of parallel calls.
+// of parallel calls; an answer without a call gets its signature on its last
+// part (an empty text part, see gemini3Text).
 func (g *Gemini) signer(reply GeminiReply) func(int, *GeminiCall) string {
 	g.mu.Lock()
 	on := g.gemini3
 	g.mu.Unlock()
-	first := -1
+	target := len(reply.Parts) - 1
 	for i, p := range reply.Parts {
 		if p.Call != nil {
-			first = i
+			target = i
 			break
 		}
 	}
 	return func(i int, call *GeminiCall) string {
-		if !on || i != first {
+		if !on || i != target {
 			return ""
 		}
-		args, _ := json.Marshal(call.Args)
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.nextSig++
 		sum := sha256.Sum256(fmt.Appendf(nil, "fake-gemini-signature-%d", g.nextSig))
 		sig := base64.StdEncoding.EncodeToString(sum[:])
-		g.signed[callKey(call.Name, args)] = sig
 		g.given[sig] = true
+		if call != nil {
+			args, _ := json.Marshal(call.Args)
+			g.signed[callKey(call.Name, args)] = sig
+		}
 		return sig
 	}
+}
+
+// gemini3Text adds, in Gemini-3 mode, the empty text part that ends a
+// Gemini 3 answer without a call and carries its signature (as the
+// recording proxy/testdata/realstreams/gemini/text-signature-on-empty-part
+// shows).
+func (g *Gemini) gemini3Text(reply GeminiReply) GeminiReply {
+	g.mu.Lock()
+	on := g.gemini3
+	g.mu.Unlock()
+	for _, p := range reply.Parts {
+		if p.Call != nil {
+			return reply
+		}
+	}
+	if on && len(reply.Parts) > 0 {
+		reply.Parts = append(append([]GeminiPart(nil), reply.Parts...), GeminiPart{})
+	}
+	return reply
 }
 
 func callKey(name string, args json.RawMessage) string {
