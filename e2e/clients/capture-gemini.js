@@ -170,7 +170,8 @@ function reply(res, method, url, value) {
 }
 
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'ccmesh-capture-gemini-'));
-const scrubs = [[workDir, '/tmp/ccmesh-capture']];
+// The CLI lists its built-in skills by their path under node_modules.
+const scrubs = [[workDir, '/tmp/ccmesh-capture'], [here, '/ccmesh/e2e/clients']];
 
 function scrub(text) {
   for (const [from, to] of [...scrubs].sort((a, b) => b[0].length - a[0].length)) text = text.split(from).join(to);

@@ -318,6 +318,7 @@ func (g *Gemini) generate(w http.ResponseWriter, r *http.Request, model string, 
 		Serve(w, r, *reply.Fault)
 		return
 	}
+	reply = g.gemini3Text(reply)
 	usage := reply.Usage
 	out, thoughts := replyTokens(reply)
 	if usage.Prompt == 0 {
@@ -331,7 +332,13 @@ func (g *Gemini) generate(w http.ResponseWriter, r *http.Request, model string, 
 		Serve(w, r, Response{Body: js(geminiMerged(chunks))})
 		return
 	}
-	writeGeminiStream(w, r, chunks, r.URL.Query().Get("alt") == "sse", reply.CutAfter)
+	frames := reply.Raw
+	if frames == nil {
+		for _, c := range chunks {
+			frames = append(frames, js(c))
+		}
+	}
+	writeGeminiStream(w, r, frames, r.URL.Query().Get("alt") == "sse", reply.CutAfter)
 }
 
 func (g *Gemini) nextReply() (GeminiReply, string) {
@@ -349,32 +356,54 @@ func (g *Gemini) nextReply() (GeminiReply, string) {
 
 // signer gives, in Gemini-3 mode, the first functionCall of reply a new
 // signature and remembers it by the call, as Gemini 3 signs only the first
-// of parallel calls.
+// of parallel calls; an answer without a call gets its signature on its last
+// part (an empty text part, see gemini3Text).
 func (g *Gemini) signer(reply GeminiReply) func(int, *GeminiCall) string {
 	g.mu.Lock()
 	on := g.gemini3
 	g.mu.Unlock()
-	first := -1
+	target := len(reply.Parts) - 1
 	for i, p := range reply.Parts {
 		if p.Call != nil {
-			first = i
+			target = i
 			break
 		}
 	}
 	return func(i int, call *GeminiCall) string {
-		if !on || i != first {
+		if !on || i != target {
 			return ""
 		}
-		args, _ := json.Marshal(call.Args)
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.nextSig++
 		sum := sha256.Sum256(fmt.Appendf(nil, "fake-gemini-signature-%d", g.nextSig))
 		sig := base64.StdEncoding.EncodeToString(sum[:])
-		g.signed[callKey(call.Name, args)] = sig
 		g.given[sig] = true
+		if call != nil {
+			args, _ := json.Marshal(call.Args)
+			g.signed[callKey(call.Name, args)] = sig
+		}
 		return sig
 	}
+}
+
+// gemini3Text adds, in Gemini-3 mode, the empty text part that ends a
+// Gemini 3 answer without a call and carries its signature (as the
+// recording proxy/testdata/realstreams/gemini/text-signature-on-empty-part
+// shows).
+func (g *Gemini) gemini3Text(reply GeminiReply) GeminiReply {
+	g.mu.Lock()
+	on := g.gemini3
+	g.mu.Unlock()
+	for _, p := range reply.Parts {
+		if p.Call != nil {
+			return reply
+		}
+	}
+	if on && len(reply.Parts) > 0 {
+		reply.Parts = append(append([]GeminiPart(nil), reply.Parts...), GeminiPart{})
+	}
+	return reply
 }
 
 func callKey(name string, args json.RawMessage) string {
@@ -452,7 +481,7 @@ func hasUserText(c geminiContent) bool {
 
 // writeGeminiStream sends chunks as SSE (alt=sse) or as one JSON array
 // whose elements are flushed as made, cut after cutAfter chunks if set.
-func writeGeminiStream(w http.ResponseWriter, r *http.Request, chunks []map[string]any, sse bool, cutAfter int) {
+func writeGeminiStream(w http.ResponseWriter, r *http.Request, chunks []string, sse bool, cutAfter int) {
 	rc := http.NewResponseController(w)
 	if sse {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -465,17 +494,16 @@ func writeGeminiStream(w http.ResponseWriter, r *http.Request, chunks []map[stri
 		if cutAfter > 0 && i == cutAfter {
 			panic(http.ErrAbortHandler)
 		}
-		s := geminiSSE(c)
-		if !sse {
-			s = geminiArrayElem(i, c)
-		}
-		if _, err := io.WriteString(w, s); err != nil || r.Context().Err() != nil {
+		if _, err := io.WriteString(w, geminiFrame(i, c, sse)); err != nil || r.Context().Err() != nil {
 			return
 		}
 		_ = rc.Flush()
 	}
 	if cutAfter > 0 && cutAfter >= len(chunks) {
 		panic(http.ErrAbortHandler)
+	}
+	if !sse && len(chunks) == 0 {
+		_, _ = io.WriteString(w, "[")
 	}
 	if !sse {
 		_, _ = io.WriteString(w, "]")

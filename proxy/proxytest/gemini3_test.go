@@ -101,6 +101,18 @@ func TestGemini3Signatures(t *testing.T) {
 		})
 	}
 
+	t.Run("text answer", func(t *testing.T) {
+		g.Push(proxytest.GeminiText("Hello."))
+		chunks := sseChunks(t, geminiDo(t, g, http.MethodPost, path, nil, helloBody).body)
+		last := chunks[len(chunks)-1].Candidates[0]
+		if len(chunks) != 2 || last.FinishReason != "STOP" || last.Content.Parts[0]["text"] != "" || last.Content.Parts[0]["thoughtSignature"] == nil {
+			t.Errorf("chunks %+v: want the text, then an empty text part with the signature and STOP", chunks)
+		}
+		if got := textOf(chunks); got != "Hello." {
+			t.Errorf("text %q, want %q", got, "Hello.")
+		}
+	})
+
 	t.Run("off", func(t *testing.T) {
 		g := proxytest.NewGemini(t, geminiKey)
 		g.Push(toolTurn())

@@ -39,6 +39,10 @@ type GeminiReply struct {
 	Fault *Response
 	// CutAfter ≥ 1 aborts a stream after that many chunks.
 	CutAfter int
+	// Raw, when set, is what a stream request gets: these chunks (each
+	// one JSON, as a recording's lines) as they are, in the form the
+	// request asked for. generateContent ignores it.
+	Raw []string
 }
 
 // GeminiText is a reply of text parts, streamed one part a chunk.
@@ -264,22 +268,22 @@ func replyTokens(r GeminiReply) (out, thoughts int) {
 	return max(out, 1), thoughts
 }
 
-// SSE framing of a Gemini stream: each chunk one data line, events ended by
-// CRLF CRLF as the API sends them.
-func geminiSSE(chunk map[string]any) string {
-	return "data: " + js(chunk) + "\r\n\r\n"
-}
-
-// The JSON-array form of a stream (no alt=sse): one array whose elements
-// arrive as the chunks are made.
-func geminiArrayElem(i int, chunk map[string]any) string {
-	b, _ := json.MarshalIndent(chunk, "", "  ")
-	if i == 0 {
-		return "[" + string(b)
+// geminiFrame is chunk i of a stream: an SSE event ended by CRLF CRLF, as
+// the API sends them, or an element of the JSON-array form (no alt=sse),
+// whose elements arrive as the chunks are made.
+func geminiFrame(i int, chunk string, sse bool) string {
+	switch {
+	case sse:
+		return "data: " + chunk + "\r\n\r\n"
+	case i == 0:
+		return "[" + chunk
+	default:
+		return "\n,\r\n" + chunk
 	}
-	return "\n,\r\n" + string(b)
 }
 
+// The dummy signatures a client may send for a call Gemini did not sign,
+// which Gemini 3 lets through.
 func isDummySignature(s string) bool {
 	return s == "skip_thought_signature_validator" || s == "context_engineering_is_the_way_to_go"
 }
