@@ -16,14 +16,10 @@ import (
 	"fmt"
 )
 
-// Protocol is an API family, spelled as the proxy spells it.
+// Protocol is an API, spelled as the proxy, the store and the log spell
+// it. Each codec package declares its own (anthropic.Protocol, …); the
+// table of them is package translate's (spec.go).
 type Protocol string
-
-const (
-	Anthropic Protocol = "anthropic"        // Messages API
-	Chat      Protocol = "openai-chat"      // Chat Completions
-	Responses Protocol = "openai-responses" // Responses API
-)
 
 // Request is a client's request in the neutral model.
 type Request struct {
