@@ -17,8 +17,8 @@ import (
 )
 
 // Protocol is an API, spelled as the proxy, the store and the log spell
-// it. Each codec package declares its own (anthropic.Protocol, …); the
-// table of them is package translate's (spec.go).
+// it. Each codec package declares its own (anthropic.Protocol, …) with
+// its Spec (spec.go); package translate's Specs is the table of them.
 type Protocol string
 
 // Request is a client's request in the neutral model.
