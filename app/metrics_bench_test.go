@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 )
 
 // BenchmarkProxyThroughApp is one non-streamed Claude Code–sized request
@@ -75,7 +76,7 @@ func benchThroughApp(b *testing.B, metricsOn bool) {
 // (two attempts, usage and cost on the answering one).
 func BenchmarkMetricsObserve(b *testing.B) {
 	m := newMetrics(&App{})
-	rec := &proxy.Record{Protocol: proxy.ProtocolAnthropic, Endpoint: "good", Status: 200, DurationMs: 1200, TTFBMs: 300,
+	rec := &proxy.Record{Protocol: anthropic.Protocol, Endpoint: "good", Status: 200, DurationMs: 1200, TTFBMs: 300,
 		Attempts: []proxy.Attempt{
 			{Endpoint: "flaky", Status: 429, ErrorType: proxy.ErrRateLimit, StartedAt: time.Now()},
 			{Endpoint: "good", Status: 200, Usage: &proxy.Usage{Input: 5, Output: 2, CacheRead: 100}, Cost: &proxy.Cost{USD: 0.0001, Priced: true}},

@@ -212,26 +212,21 @@ func proxyFailure(err error) string {
 	return pe.Error()
 }
 
+// minimalRequest is the Test probe's path and body in e's protocol
+// (conv.Spec.Probe): its first model without a '*', or the protocol's own.
 func minimalRequest(e store.Endpoint) (string, []byte) {
-	model := "claude-haiku-4-5"
-	protocol := proxy.Protocol(e.Protocol)
-	if protocol != proxy.ProtocolAnthropic {
-		model = "gpt-4o-mini"
+	spec := proxy.Protocol(e.Protocol).Spec()
+	if spec == nil {
+		spec = proxy.Protocols[0].Spec() // not reached: a.call refuses an unknown protocol first
 	}
+	model := spec.ProbeModel
 	for _, m := range e.Models {
 		if !strings.Contains(m, "*") {
 			model = m
 			break
 		}
 	}
-	mj, _ := json.Marshal(model)
-	switch protocol {
-	case proxy.ProtocolOpenAIChat:
-		return "/v1/chat/completions", fmt.Appendf(nil, `{"model":%s,"max_tokens":1,"messages":[{"role":"user","content":"ping"}]}`, mj)
-	case proxy.ProtocolOpenAIResponses:
-		return "/v1/responses", fmt.Appendf(nil, `{"model":%s,"max_output_tokens":16,"input":"ping"}`, mj)
-	}
-	return "/v1/messages", fmt.Appendf(nil, `{"model":%s,"max_tokens":1,"messages":[{"role":"user","content":"ping"}]}`, mj)
+	return spec.Probe(model)
 }
 
 // head is at most n bytes of an upstream's text, cut on a character
@@ -262,8 +257,6 @@ const (
 	// maxModelPages bounds the requests one fetch sends, whatever an
 	// upstream says about having more.
 	maxModelPages = 50
-	// anthropicModelsPage is the largest page Anthropic's list serves.
-	anthropicModelsPage = "1000"
 )
 
 // modelsPage is one page of a model list: Anthropic's
@@ -289,10 +282,12 @@ func (a *App) fetchModels(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
 	q := url.Values{}
-	after := "after"
-	if proxy.Protocol(e.Protocol) == proxy.ProtocolAnthropic {
-		q.Set("limit", anthropicModelsPage)
-		after = "after_id"
+	after := "after" // an endpoint of no known protocol fails in a.call
+	if spec := proxy.Protocol(e.Protocol).Spec(); spec != nil {
+		if spec.ModelsLimit[0] != "" {
+			q.Set(spec.ModelsLimit[0], spec.ModelsLimit[1])
+		}
+		after = spec.ModelsAfter
 	}
 	out := FetchModelsReply{Models: []string{}}
 	seen := map[string]bool{}

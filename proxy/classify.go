@@ -3,10 +3,12 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
 )
 
 // Everything ccmesh knows about what an upstream's answer means lives here
@@ -175,10 +177,14 @@ func jsonText(b json.RawMessage) string {
 }
 
 // errorTypeStatus maps the error types and codes that upstreams put in
-// stream error events to the status they stand for. Any other error event
-// counts as a 500: the stream's own failure, whatever it says.
-var errorTypeStatus = map[string]int{
-	"overloaded_error":    529,                        // Anthropic
-	"rate_limit_error":    http.StatusTooManyRequests, // Anthropic
-	"rate_limit_exceeded": http.StatusTooManyRequests, // OpenAI
-}
+// stream error events to the status they stand for: every protocol's
+// (conv.Spec.ErrorStatuses), since relays of one protocol borrow another's
+// words. Any other error event counts as a 500: the stream's own failure,
+// whatever it says.
+var errorTypeStatus = func() map[string]int {
+	m := map[string]int{}
+	for _, s := range translate.Specs {
+		maps.Copy(m, s.ErrorStatuses)
+	}
+	return m
+}()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // Defaults for zero Config fields.
@@ -85,18 +86,19 @@ type Config struct {
 // endpoint is an Endpoint compiled for the request path.
 type endpoint struct {
 	Endpoint
-	base     *url.URL
-	dropV1   bool     // base path already carries a version segment
-	authMode AuthMode // resolved: AuthXAPIKey or AuthBearer
-	models   []pattern
-	modelMap []mapping
-	protocol int // Protocol index: into snapshot.lists and Server.cursors
-	profile  breaker.Profile
-	proxy    *url.URL          // ProxyURL parsed; nil when direct
-	rt       http.RoundTripper // the transport of its proxy; nil is the Server's own
+	base      *url.URL
+	dropV1    bool       // base path already carries a version segment
+	keyHeader string     // the header its key goes in; "" is Authorization: Bearer
+	spec      *conv.Spec // its protocol's entry in the table
+	models    []pattern
+	modelMap  []mapping
+	protocol  int // Protocol index: into snapshot.lists and Server.cursors
+	profile   breaker.Profile
+	proxy     *url.URL          // ProxyURL parsed; nil when direct
+	rt        http.RoundTripper // the transport of its proxy; nil is the Server's own
 	// listIndex[p] is the position in protocol p's routable list; -1 when
 	// the endpoint is not in it.
-	listIndex [numProtocols]int
+	listIndex []int
 	// pool is its keys, picker their shared picking state (keys.go); key
 	// and root are set on a key's variant only: the key it sends and the
 	// endpoint it was made from.
@@ -120,7 +122,7 @@ type snapshot struct {
 	cfg    Config
 	byName map[string]*endpoint
 	// lists[p] is protocol p's routable list (docs/BEHAVIOUR.md#routable-list), in order.
-	lists    [numProtocols][]*endpoint
+	lists    [][]*endpoint
 	strategy Strategy
 	// invalid records endpoints that could not be compiled, for the log.
 	invalid map[string]string
@@ -159,7 +161,8 @@ func compile(cfg Config) *snapshot {
 		s.byName[e.Name] = ce
 		all = append(all, ce)
 	}
-	for pi := range numProtocols {
+	s.lists = make([][]*endpoint, len(Protocols))
+	for pi := range s.lists {
 		s.lists[pi] = routableList(all, pi)
 		for i, e := range s.lists[pi] {
 			e.listIndex[pi] = i
@@ -202,7 +205,7 @@ func routableList(all []*endpoint, pi int) []*endpoint {
 }
 
 func compileEndpoint(e Endpoint) (*endpoint, error) {
-	pi := e.Protocol.index()
+	pi := e.Protocol.Index()
 	if pi < 0 {
 		return nil, fmt.Errorf("unknown protocol %q", e.Protocol)
 	}
@@ -222,11 +225,13 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 	u.RawPath = ""
 	u.RawQuery, u.Fragment = "", ""
 	ce := &endpoint{
-		Endpoint: e,
-		base:     u,
-		dropV1:   versionSegment.MatchString(u.Path),
-		protocol: pi,
-		profile:  e.Protocol.Profile(),
+		Endpoint:  e,
+		base:      u,
+		dropV1:    versionSegment.MatchString(u.Path),
+		protocol:  pi,
+		profile:   profileOf(e.Protocol),
+		spec:      e.Protocol.Spec(),
+		listIndex: make([]int, len(Protocols)),
 	}
 	if e.ProxyURL != "" {
 		if ce.proxy, err = ParseProxyURL(e.ProxyURL); err != nil {
@@ -236,7 +241,7 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 	for pi := range ce.listIndex {
 		ce.listIndex[pi] = -1
 	}
-	ce.authMode = e.Auth.resolve(e.Protocol)
+	ce.keyHeader = e.Auth.keyHeader(e.Protocol)
 	for _, m := range e.Models {
 		ce.models = append(ce.models, compilePattern(m))
 	}
@@ -299,7 +304,7 @@ func (e *endpoint) mapModel(model string) string {
 // upstreamURL joins base_url and the inbound path (docs/BEHAVIOUR.md#endpoints).
 func (e *endpoint) upstreamURL(path, rawQuery string) string {
 	if e.dropV1 {
-		path = strings.TrimPrefix(path, "/v1")
+		path = strings.TrimPrefix(path, e.spec.Version)
 	}
 	u := *e.base
 	u.Path += path

@@ -1,109 +1,27 @@
 package proxy
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
-// errShape is the error format of the inbound protocol (docs/BEHAVIOUR.md#inbound-api).
-type errShape uint8
+// errShape is the error format of the inbound protocol
+// (docs/BEHAVIOUR.md#inbound-api): its Spec's ErrorBody.
+type errShape = *conv.Spec
 
-const (
-	shapeClaude errShape = iota
-	shapeOpenAI
-)
-
-// shapeOfRequest is used before the route is known (404, guards).
-func shapeOfRequest(r *http.Request) errShape {
-	if r.Header.Get("anthropic-version") != "" {
-		return shapeClaude
-	}
-	return shapeOpenAI
-}
-
-// claudeErrorType maps a status to Anthropic's error type names.
-func claudeErrorType(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "invalid_request_error"
-	case http.StatusUnauthorized:
-		return "authentication_error"
-	case http.StatusPaymentRequired:
-		return "billing_error"
-	case http.StatusForbidden:
-		return "permission_error"
-	case http.StatusNotFound:
-		return "not_found_error"
-	case http.StatusRequestEntityTooLarge:
-		return "request_too_large"
-	case http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case http.StatusServiceUnavailable, 529:
-		return "overloaded_error"
-	case http.StatusGatewayTimeout:
-		return "timeout_error"
-	}
-	return "api_error"
-}
-
-// openAIErrorType maps a status to OpenAI's type and a ccmesh code.
-func openAIErrorType(status int) (typ, code string) {
-	switch status {
-	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
-		return "invalid_request_error", "invalid_request"
-	case http.StatusUnauthorized:
-		return "invalid_request_error", "invalid_api_key"
-	case http.StatusForbidden:
-		return "invalid_request_error", "forbidden"
-	case http.StatusTooManyRequests:
-		return "rate_limit_exceeded", "rate_limit_exceeded"
-	case http.StatusPaymentRequired:
-		return "insufficient_quota", "insufficient_quota"
-	}
-	return "server_error", "upstream_unavailable"
-}
-
-type claudeError struct {
-	Type  string          `json:"type"`
-	Error claudeErrorBody `json:"error"`
-}
-
-type claudeErrorBody struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
-
-type openAIError struct {
-	Error openAIErrorBody `json:"error"`
-}
-
-type openAIErrorBody struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    string  `json:"code"`
-}
-
-// errorBody renders msg in shape for status.
-func errorBody(shape errShape, status int, msg string) []byte {
-	var v any
-	if shape == shapeClaude {
-		v = claudeError{Type: "error", Error: claudeErrorBody{Type: claudeErrorType(status), Message: msg}}
-	} else {
-		typ, code := openAIErrorType(status)
-		v = openAIError{Error: openAIErrorBody{Message: msg, Type: typ, Code: code}}
-	}
-	b, _ := json.Marshal(v) // plain structs of strings always marshal
-	return b
-}
+// shapeOfRequest is used before the route is known (404, guards): the
+// protocol whose marker header the request carries (anthropic-version),
+// else the table's first without one.
+func shapeOfRequest(r *http.Request) errShape { return conv.SpecOfHeader(r.Header) }
 
 // writeError answers with an error ccmesh produced itself.
 func writeError(w http.ResponseWriter, shape errShape, status int, msg string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	b := errorBody(shape, status, msg)
+	b := shape.ErrorBody(status, msg)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b) // a client that left cannot be told anything

@@ -52,7 +52,7 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 		x.Outcome = "no configuration loaded"
 		return x
 	}
-	q := &request{s: s, snap: snap, proto: p, pi: p.index(), model: model, r: &http.Request{}}
+	q := &request{s: s, snap: snap, proto: p, pi: p.Index(), model: model, r: &http.Request{}}
 	x.Strategy = snap.strategy
 	now := time.Now()
 	d := q.decide(now, true)

@@ -26,8 +26,6 @@ func NewUpstreamRequest(ctx context.Context, e Endpoint, method, path string, bo
 		return nil, fmt.Errorf("endpoint %s: %w", e.Name, err)
 	}
 	setEndpointAuth(req.Header, ce)
-	if e.Protocol == ProtocolAnthropic {
-		req.Header.Set("anthropic-version", "2023-06-01")
-	}
+	protocolHeaders(req.Header, ce.spec)
 	return req, nil
 }

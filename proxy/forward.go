@@ -212,8 +212,8 @@ func setEndpointAuth(h http.Header, e *endpoint) {
 	if e.APIKey == "" {
 		return
 	}
-	if e.authMode == AuthXAPIKey {
-		h.Set("X-Api-Key", e.APIKey)
+	if e.keyHeader != "" {
+		h.Set(e.keyHeader, e.APIKey)
 	} else {
 		h.Set("Authorization", "Bearer "+e.APIKey)
 	}

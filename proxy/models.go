@@ -6,44 +6,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
-type anthropicModel struct {
-	Type        string    `json:"type"`
-	ID          string    `json:"id"`
-	DisplayName string    `json:"display_name"`
-	CreatedAt   time.Time `json:"created_at"`
-}
-
-type anthropicModelList struct {
-	Data    []anthropicModel `json:"data"`
-	HasMore bool             `json:"has_more"`
-	FirstID *string          `json:"first_id"`
-	LastID  *string          `json:"last_id"`
-}
-
-type openAIModel struct {
-	ID      string `json:"id"`
-	Object  string `json:"object"`
-	Created int64  `json:"created"`
-	OwnedBy string `json:"owned_by"`
-}
-
-type openAIModelList struct {
-	Object string        `json:"object"`
-	Data   []openAIModel `json:"data"`
-}
-
 // serveModels answers GET /v1/models from the enabled endpoints' model
-// lists: anthropic endpoints for a Claude client (anthropic-version sent),
-// OpenAI endpoints otherwise. Patterns with '*' name no model and are left
+// lists: the endpoints of the family of the protocol whose marker header
+// the client sends (anthropic endpoints for a Claude client, which sends
+// anthropic-version), OpenAI endpoints otherwise, in that protocol's shape. Patterns with '*' name no model and are left
 // out; names are listed once, sorted.
 func (s *Server) serveModels(w http.ResponseWriter, r *http.Request, snap *snapshot) {
-	claude := r.Header.Get("anthropic-version") != ""
+	spec := conv.SpecOfHeader(r.Header)
 	var ids []string
 	for _, e := range snap.byName {
-		if !e.Enabled || (e.Protocol == ProtocolAnthropic) != claude {
+		if !e.Enabled || e.spec.Family != spec.Family {
 			continue
 		}
 		for _, m := range e.Models {
@@ -54,23 +30,7 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request, snap *snaps
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	var v any
-	if claude {
-		list := anthropicModelList{Data: make([]anthropicModel, 0, len(ids))}
-		for _, id := range ids {
-			list.Data = append(list.Data, anthropicModel{Type: "model", ID: id, DisplayName: id})
-		}
-		if len(ids) > 0 {
-			list.FirstID, list.LastID = &ids[0], &ids[len(ids)-1]
-		}
-		v = list
-	} else {
-		list := openAIModelList{Object: "list", Data: make([]openAIModel, 0, len(ids))}
-		for _, id := range ids {
-			list.Data = append(list.Data, openAIModel{ID: id, Object: "model", OwnedBy: "ccmesh"})
-		}
-		v = list
-	}
+	v := spec.ModelsAnswer(ids)
 	b, _ := json.Marshal(v) // plain structs always marshal
 	h := w.Header()
 	setCCMeshHeaders(h, "", 0)

@@ -240,7 +240,7 @@ func newReplayer(t *testing.T) *replayer {
 func (rs *replayer) check(rec *recording, want outcome, client Protocol, stream bool) []string {
 	rs.ups[rec.proto].SetDefault(proxytest.Response{Events: rec.events()})
 	body := clientBody(client, stream, want.declared(client, rec.proto))
-	req, err := http.NewRequest(http.MethodPost, rs.h.front.URL+protocolPaths[client.index()], strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, rs.h.front.URL+upstreamPath(client), strings.NewReader(body))
 	if err != nil {
 		rs.t.Fatal(err)
 	}

@@ -32,10 +32,6 @@ const (
 	adjustDropRefused
 )
 
-// requiredMaxTokens is the output limit of a retry towards a protocol
-// that requires one (Anthropic).
-const requiredMaxTokens = 8192
-
 func (a adjustment) String() string {
 	switch a {
 	case adjustStripThinking:
@@ -84,8 +80,7 @@ func (a adjustment) apply(r *conv.Request, to Protocol) {
 		r.Reasoning = conv.Reasoning{}
 	case adjustMaxTokens:
 		r.MaxTokens = nil
-		if to == ProtocolAnthropic {
-			n := int64(requiredMaxTokens)
+		if n := to.Spec().RequiredMaxTokens; n > 0 {
 			r.MaxTokens = &n
 		}
 	}
@@ -116,7 +111,7 @@ func (q *request) adjustmentFor(e *endpoint, status int, body []byte) adjustment
 		return adjustNone
 	}
 	lower := bytes.ToLower(body)
-	thinking := e.Protocol == ProtocolAnthropic && (bytes.Contains(lower, wordSignature) || bytes.Contains(lower, wordThinking))
+	thinking := e.spec.SignedThinking && (bytes.Contains(lower, wordSignature) || bytes.Contains(lower, wordThinking))
 	effort := bytes.Contains(lower, wordEffort)
 	limit := containsAny(lower, wordMaxTokens)
 	if !thinking && !effort && !limit {
@@ -134,7 +129,7 @@ func (q *request) adjustmentFor(e *endpoint, status int, body []byte) adjustment
 			return adjustDropEffort
 		}
 		return adjustStepEffort
-	case limit && e.protocol != q.pi && r.MaxTokens != nil && (e.Protocol != ProtocolAnthropic || *r.MaxTokens > requiredMaxTokens):
+	case limit && e.protocol != q.pi && r.MaxTokens != nil && (e.spec.RequiredMaxTokens == 0 || *r.MaxTokens > e.spec.RequiredMaxTokens):
 		// Only translated: a client of the endpoint's own protocol chose
 		// its limit for it.
 		return adjustMaxTokens

@@ -18,6 +18,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // Options are the proxy's collaborators.
@@ -46,12 +48,12 @@ type Server struct {
 	transport   http.RoundTripper
 	snap        atomic.Pointer[snapshot]
 	paused      atomic.Bool
-	affinity    affinities                // the session strategy's table (session.go)
-	weights     [numProtocols]weightState // the weighted strategy's (selector.go)
+	affinity    affinities    // the session strategy's table (session.go)
+	weights     []weightState // the weighted strategy's, per protocol (selector.go)
 	// cursors are the per-protocol rotation cursors of docs/BEHAVIOUR.md#rotation, indexes
 	// into the protocol's routable list (taken modulo its current length so
 	// they survive edits).
-	cursors [numProtocols]atomic.Int64
+	cursors []atomic.Int64
 	// copyBufs recycles copyResponse's 32 KiB buffers: one per request
 	// would otherwise dominate the proxy's allocations.
 	copyBufs sync.Pool
@@ -65,6 +67,7 @@ type Server struct {
 func New(opts Options) *Server {
 	s := &Server{breakers: opts.Breakers, keyBreakers: opts.KeyBreakers, sink: opts.Sink, log: opts.Logger, transport: opts.Transport, onLearn: opts.OnLearn}
 	s.copyBufs.New = func() any { b := make([]byte, 32<<10); return &b }
+	s.weights, s.cursors = make([]weightState, len(Protocols)), make([]atomic.Int64, len(Protocols))
 	if s.breakers == nil {
 		s.breakers = breaker.NewSet(breaker.Config{}, nil)
 	}
@@ -190,7 +193,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	anyHost := snap.cfg.PublicListener && tokenSent
 	if msg := guard(r, snap.cfg.AllowedHosts, anyHost, tokenSent); msg != "" {
 		if p, ok := routeProtocol(r.URL.Path); ok {
-			shape = p.shape()
+			shape = p.Spec()
 		}
 		fail(http.StatusForbidden, msg)
 		return
@@ -214,25 +217,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	proto, ok := routeProtocol(r.URL.Path)
 	if !ok {
-		fail(http.StatusNotFound, "ccmesh does not serve "+r.URL.Path+": it serves /v1/messages, /v1/messages/count_tokens, /v1/chat/completions, /v1/responses and /v1/models")
+		fail(http.StatusNotFound, "ccmesh does not serve "+r.URL.Path+": it serves "+servedPaths)
 		return
 	}
 	rec.Protocol = proto
 	if isWebSocketUpgrade(r) {
 		// Codex CLI tries a WebSocket first where its provider block allows
 		// it; answering at once sends it back to HTTP (docs/BEHAVIOUR.md#inbound-api).
-		shape = proto.shape()
+		shape = proto.Spec()
 		w.Header().Set("Connection", "close")
 		fail(http.StatusUpgradeRequired, "ccmesh does not serve WebSockets on "+r.URL.Path+
 			": set supports_websockets = false in the [model_providers.ccmesh] block of ~/.codex/config.toml (Connect Codex writes it) and Codex uses HTTP")
 		return
 	}
 	if r.Method != http.MethodPost {
-		shape = proto.shape()
+		shape = proto.Spec()
 		fail(http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
 		return
 	}
-	q = &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.index(), shape: proto.shape(), start: start}
+	q = &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.Index(), shape: proto.Spec(), start: start}
 	q.serve()
 	if q.abort {
 		// As httputil.ReverseProxy does: net/http closes the connection
@@ -251,18 +254,23 @@ func isWebSocketUpgrade(r *http.Request) bool {
 		})
 }
 
-// routeProtocol is the protocol an inbound path belongs to.
+// routeProtocol is the protocol an inbound path belongs to (conv.Spec.Inbound).
 func routeProtocol(path string) (Protocol, bool) {
-	switch path {
-	case "/v1/messages", "/v1/messages/count_tokens":
-		return ProtocolAnthropic, true
-	case "/v1/chat/completions":
-		return ProtocolOpenAIChat, true
-	case "/v1/responses":
-		return ProtocolOpenAIResponses, true
+	spec, _, ok := conv.SpecOfRoute(path, "")
+	if !ok {
+		return "", false
 	}
-	return "", false
+	return spec.Protocol, true
 }
+
+// servedPaths names every inbound path, for the answer to any other.
+var servedPaths = func() string {
+	var paths []string
+	for _, s := range translate.Specs {
+		paths = append(paths, s.Inbound...)
+	}
+	return strings.Join(paths, ", ") + " and /v1/models"
+}()
 
 // guard applies docs/BEHAVIOUR.md#safety's Host and browser checks; it
 // returns why the request is refused, or "". Besides loopback names,

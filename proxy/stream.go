@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // responseController flushes without requiring http.Flusher on the writer
@@ -28,13 +28,13 @@ func (c responseController) flush() {
 }
 
 // evKind is what an SSE event means for the prelude hold (docs/BEHAVIOUR.md#streaming).
-type evKind uint8
+type evKind = conv.EventKind
 
 const (
-	evPrelude  evKind = iota // opening metadata: held back
-	evContent                // content or a tool call: releases the hold
-	evTerminal               // the stream's proper end
-	evError                  // the upstream reports an error in the stream
+	evPrelude  = conv.EventPrelude  // opening metadata: held back
+	evContent  = conv.EventContent  // content or a tool call: releases the hold
+	evTerminal = conv.EventTerminal // the stream's proper end
+	evError    = conv.EventError    // the upstream reports an error in the stream
 )
 
 // Memory one stream may hold: an event being read (an upstream that never
@@ -122,77 +122,10 @@ func parseEvent(raw []byte) (name string, data []byte) {
 	return name, data
 }
 
-// classifyEvent decides an event's kind for the request's protocol. Once
-// the hold is released only errors and the end matter, so chat chunks
-// skip the JSON decode then (holding is true during the prelude).
+// classifyEvent decides an event's kind for the request's protocol
+// (conv.Spec.EventKind); holding is true during the prelude.
 func classifyEvent(proto Protocol, name string, data []byte, holding bool) evKind {
-	if proto == ProtocolOpenAIChat {
-		if !holding && !bytes.Contains(data, errorKey) {
-			if string(bytes.TrimSpace(data)) == "[DONE]" {
-				return evTerminal
-			}
-			return evContent
-		}
-		return classifyChatEvent(data)
-	}
-	if name == "" {
-		if len(data) == 0 {
-			return evPrelude // a comment or keep-alive
-		}
-		var t struct{ Type string }
-		_ = json.Unmarshal(data, &t) // an unreadable event counts as content
-		name = t.Type
-	}
-	switch name {
-	case "message_start", "ping", "response.created", "response.in_progress":
-		return evPrelude
-	case "error", "response.failed":
-		return evError
-	case "message_stop", "response.completed", "response.incomplete":
-		return evTerminal
-	}
-	return evContent
-}
-
-var errorKey = []byte(`"error":`)
-
-func classifyChatEvent(data []byte) evKind {
-	if len(data) == 0 {
-		return evPrelude
-	}
-	if string(bytes.TrimSpace(data)) == "[DONE]" {
-		return evTerminal
-	}
-	var chunk struct {
-		Error   json.RawMessage `json:"error"`
-		Choices []struct {
-			Delta        map[string]json.RawMessage `json:"delta"`
-			FinishReason *string                    `json:"finish_reason"`
-		} `json:"choices"`
-	}
-	if bytes.Contains(data, errorKey) {
-		if json.Unmarshal(data, &chunk) == nil && len(chunk.Error) > 0 && string(chunk.Error) != "null" {
-			return evError
-		}
-	}
-	if json.Unmarshal(data, &chunk) != nil {
-		return evContent
-	}
-	for _, c := range chunk.Choices {
-		if c.FinishReason != nil {
-			return evContent
-		}
-		for k, v := range c.Delta {
-			switch string(v) {
-			case "null", `""`, "[]":
-				continue
-			}
-			if k != "role" {
-				return evContent
-			}
-		}
-	}
-	return evPrelude
+	return proto.Spec().EventKind(name, data, holding)
 }
 
 // stream passes an SSE response through event by event (docs/BEHAVIOUR.md#streaming). The
@@ -231,7 +164,7 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			return q.streamBroken(ctx, err, complete, tx)
 		}
 		name, data := parseEvent(raw)
-		kind := classifyEvent(e.Protocol, name, data, !released)
+		kind := e.spec.EventKind(name, data, !released)
 		if kind == evError {
 			// An upstream's error may echo the key: none of it leaves,
 			// nor is logged, unmasked.
@@ -240,7 +173,7 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 		}
 		q.noteEvent(e, data)
 		if q.meter.text != nil && kind == evContent {
-			q.meter.noteText(chatDeltaText(data))
+			q.meter.noteText(e.spec.StreamText(data))
 		}
 		out := raw
 		if tx != nil && (released || kind != evError) {
@@ -383,23 +316,7 @@ func (q *request) streamClientGone() result {
 
 // streamErrorEvent is the protocol-correct way to end a started stream.
 func (q *request) streamErrorEvent(msg string) []byte {
-	msg = "ccmesh: " + msg + "; retry the request"
-	var b []byte
-	switch q.proto {
-	case ProtocolAnthropic:
-		b, _ = json.Marshal(claudeError{Type: "error", Error: claudeErrorBody{Type: "overloaded_error", Message: msg}})
-		return fmt.Appendf(nil, "event: error\ndata: %s\n\n", b)
-	case ProtocolOpenAIResponses:
-		b, _ = json.Marshal(struct {
-			Type    string  `json:"type"`
-			Code    string  `json:"code"`
-			Message string  `json:"message"`
-			Param   *string `json:"param"`
-		}{Type: "error", Code: "upstream_error", Message: msg})
-		return fmt.Appendf(nil, "event: error\ndata: %s\n\n", b)
-	}
-	b, _ = json.Marshal(openAIError{Error: openAIErrorBody{Message: msg, Type: "server_error", Code: "upstream_error"}})
-	return fmt.Appendf(nil, "data: %s\n\n", b)
+	return q.shape.StreamError("ccmesh: " + msg + "; retry the request")
 }
 
 // endTranslated writes what a translated stream's decoder held to the end

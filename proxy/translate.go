@@ -23,9 +23,6 @@ import (
 // any endpoint: classification reads the upstream's own answer before it
 // is re-shaped.
 
-// protocolPaths are the upstream paths of each protocol's requests.
-var protocolPaths = [numProtocols]string{"/v1/messages", "/v1/chat/completions", "/v1/responses"}
-
 // translation is one attempt's pair of codecs.
 type translation struct {
 	client, upstream conv.Codec
@@ -47,7 +44,7 @@ func (q *request) translationTo(p Protocol) (*translation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &translation{client: translate.Codec(conv.Protocol(q.proto)), upstream: translate.Codec(conv.Protocol(p)), req: req}, nil
+	return &translation{client: q.shape.Codec, upstream: p.Spec().Codec, req: req}, nil
 }
 
 // translationName is what the log calls the translation an attempt on e
@@ -62,7 +59,7 @@ func (q *request) translationName(e *endpoint) string {
 // clientRequest decodes the client's body into the neutral model once.
 func (q *request) clientRequest() (*conv.Request, error) {
 	if q.conv == nil {
-		r, err := translate.Codec(conv.Protocol(q.proto)).DecodeRequest(q.body)
+		r, err := q.shape.Codec.DecodeRequest(q.body)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +99,7 @@ func (q *request) encodeTranslated(ctx context.Context, e *endpoint, t *translat
 		return nil, err
 	}
 	// The client's query belongs to its protocol (Claude Code's ?beta=true).
-	u := e.upstreamURL(protocolPaths[e.protocol], "")
+	u := e.upstreamURL(e.spec.Upstream(e.mapModel(q.model), q.info.stream))
 	if e.protocol == q.pi {
 		u = e.upstreamURL(q.r.URL.Path, q.rawQuery) // a same-protocol retry (retry.go)
 	}
@@ -112,14 +109,7 @@ func (q *request) encodeTranslated(ctx context.Context, e *endpoint, t *translat
 	}
 	h := q.upstreamHeader(e)
 	q.dropBetas(h)
-	for k := range h {
-		if strings.HasPrefix(k, "Anthropic-") && e.Protocol != ProtocolAnthropic {
-			delete(h, k)
-		}
-	}
-	if e.Protocol == ProtocolAnthropic && h.Get("Anthropic-Version") == "" {
-		h.Set("Anthropic-Version", "2023-06-01")
-	}
+	protocolHeaders(h, e.spec)
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json")
 	if q.info.stream {
@@ -128,6 +118,26 @@ func (q *request) encodeTranslated(ctx context.Context, e *endpoint, t *translat
 	h.Set("Accept-Encoding", "identity")
 	req.Header = h
 	return req, nil
+}
+
+// protocolHeaders leaves out of h the headers only another protocol's
+// upstreams read, and adds those spec's upstreams require.
+func protocolHeaders(h http.Header, spec *conv.Spec) {
+	for _, other := range translate.Specs {
+		if other == spec || other.HeaderPrefix == "" {
+			continue
+		}
+		for k := range h {
+			if strings.HasPrefix(k, other.HeaderPrefix) {
+				delete(h, k)
+			}
+		}
+	}
+	for k, v := range spec.Headers {
+		if h.Get(k) == "" {
+			h.Set(k, v)
+		}
+	}
 }
 
 // translationRefused is the result of an attempt whose request e's
@@ -289,7 +299,7 @@ func (q *request) collectStream(ctx context.Context, e *endpoint, t *translation
 		}
 		firstByte.Stop()
 		name, data := parseEvent(raw)
-		if classifyEvent(e.Protocol, name, data, true) == evError {
+		if e.spec.EventKind(name, data, true) == evError {
 			data, _ = q.redact(e, data)
 			return result{verdict: classifyStreamError(data, time.Now()), status: resp.StatusCode,
 				bodyHead: Head(data, bodyHeadCap), msg: "stream carried an error event: " + upstreamErrorText(data)}

@@ -1,12 +1,12 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/translate"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // Usage is one attempt's token counts as its upstream reported them,
@@ -56,100 +56,23 @@ func (u *Usage) merge(v Usage) {
 	}
 }
 
-// wireUsage holds the usage fields of all three protocols and of the
-// OpenAI-compatible providers that report cache hits their own way.
-type wireUsage struct {
-	InputTokens      int64          `json:"input_tokens"`
-	OutputTokens     int64          `json:"output_tokens"`
-	CacheRead        int64          `json:"cache_read_input_tokens"`
-	CacheWrite       int64          `json:"cache_creation_input_tokens"`
-	PromptTokens     int64          `json:"prompt_tokens"`
-	CompletionTokens int64          `json:"completion_tokens"`
-	PromptCacheHit   int64          `json:"prompt_cache_hit_tokens"` // DeepSeek
-	CachedTokens     int64          `json:"cached_tokens"`           // Moonshot
-	PromptDetails    *cachedDetails `json:"prompt_tokens_details"`
-	InputDetails     *cachedDetails `json:"input_tokens_details"`
-	CompletionDetail *reasonDetails `json:"completion_tokens_details"`
-	OutputDetails    *reasonDetails `json:"output_tokens_details"`
+// usageOf is u in the proxy's type.
+func usageOf(u conv.Usage, ok bool) (Usage, bool) {
+	return Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Reasoning: u.Reasoning}, ok
 }
 
-type cachedDetails struct {
-	CachedTokens int64 `json:"cached_tokens"`
-}
-
-type reasonDetails struct {
-	ReasoningTokens int64 `json:"reasoning_tokens"`
-}
-
-func (d *cachedDetails) cached() int64 {
-	if d == nil {
-		return 0
-	}
-	return d.CachedTokens
-}
-
-func (d *reasonDetails) reasoning() int64 {
-	if d == nil {
-		return 0
-	}
-	return d.ReasoningTokens
-}
-
-// normalise reads w with the meaning protocol p gives its fields.
-func (w *wireUsage) normalise(p Protocol) Usage {
-	switch p {
-	case ProtocolAnthropic:
-		return Usage{Input: w.InputTokens, Output: w.OutputTokens, CacheRead: w.CacheRead, CacheWrite: w.CacheWrite}
-	case ProtocolOpenAIChat:
-		cached := max(w.PromptDetails.cached(), w.PromptCacheHit, w.CachedTokens)
-		return Usage{Input: max(0, w.PromptTokens-cached), Output: w.CompletionTokens, CacheRead: cached,
-			Reasoning: w.CompletionDetail.reasoning()}
-	}
-	cached := w.InputDetails.cached()
-	return Usage{Input: max(0, w.InputTokens-cached), Output: w.OutputTokens, CacheRead: cached,
-		Reasoning: w.OutputDetails.reasoning()}
-}
-
-var usageKey = []byte(`"usage"`)
-
-// usageOfBody reads a non-streamed answer's top-level usage.
+// usageOfBody reads a non-streamed answer's top-level usage, as protocol
+// p's codec reads it (conv.Spec.BodyUsage).
 func usageOfBody(p Protocol, b []byte) (Usage, bool) {
-	var doc struct {
-		Usage *wireUsage `json:"usage"`
-	}
-	if json.Unmarshal(b, &doc) != nil || doc.Usage == nil {
-		return Usage{}, false
-	}
-	return doc.Usage.normalise(p), true
+	return usageOf(p.Spec().BodyUsage(b))
 }
 
-// usageOfEvent reads usage from one SSE data payload: Anthropic
-// message_start (message.usage) and message_delta (usage), the Chat usage
-// chunk (usage) and Responses' response.completed (response.usage).
+// usageOfEvent reads usage from one SSE data payload, as protocol p's
+// codec reads it (conv.Spec.EventUsage): Anthropic message_start
+// (message.usage) and message_delta (usage), the Chat usage chunk (usage)
+// and Responses' response.completed (response.usage).
 func usageOfEvent(p Protocol, data []byte) (Usage, bool) {
-	if !bytes.Contains(data, usageKey) {
-		return Usage{}, false
-	}
-	var ev struct {
-		Usage    *wireUsage                  `json:"usage"`
-		Message  *struct{ Usage *wireUsage } `json:"message"`
-		Response *struct{ Usage *wireUsage } `json:"response"`
-	}
-	if json.Unmarshal(data, &ev) != nil {
-		return Usage{}, false
-	}
-	var w *wireUsage
-	switch {
-	case ev.Usage != nil:
-		w = ev.Usage
-	case ev.Message != nil && ev.Message.Usage != nil:
-		w = ev.Message.Usage
-	case ev.Response != nil && ev.Response.Usage != nil:
-		w = ev.Response.Usage
-	default:
-		return Usage{}, false
-	}
-	return w.normalise(p), true
+	return usageOf(p.Spec().EventUsage(data))
 }
 
 // meter is one attempt's usage as it is read, and the model its answer
@@ -183,7 +106,7 @@ func (m *meter) noteText(s string) {
 
 // noteBody reads the usage and the model of a non-streamed answer from e.
 func (q *request) noteBody(e *endpoint, body []byte) {
-	q.meter.add(usageOfBody(e.Protocol, body))
+	q.meter.add(usageOf(e.spec.BodyUsage(body)))
 	if q.meter.model == "" {
 		q.meter.model = modelOf(body)
 	}
@@ -192,7 +115,7 @@ func (q *request) noteBody(e *endpoint, body []byte) {
 // noteEvent reads the usage an SSE event from e carries, and the model
 // the first event that names one names.
 func (q *request) noteEvent(e *endpoint, data []byte) {
-	q.meter.add(usageOfEvent(e.Protocol, data))
+	q.meter.add(usageOf(e.spec.EventUsage(data)))
 	if q.meter.model == "" {
 		q.meter.model = modelOf(data)
 	}
@@ -219,31 +142,13 @@ func (q *request) finishUsage() *Usage {
 	return &u
 }
 
-// chatDeltaText is the text a Chat chunk adds, for the output estimate.
-func chatDeltaText(data []byte) string {
-	var chunk struct {
-		Choices []struct {
-			Delta struct {
-				Content          string `json:"content"`
-				ReasoningContent string `json:"reasoning_content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(data, &chunk) != nil || len(chunk.Choices) == 0 {
-		return ""
-	}
-	d := chunk.Choices[0].Delta
-	return d.ReasoningContent + d.Content
-}
-
-var includeUsageKey = []byte(`"include_usage"`)
-
-// startMeter readies the meter for an attempt on e: the text of a Chat
-// stream passed through is kept when its client did not ask for usage,
-// which the upstream then does not report.
+// startMeter readies the meter for an attempt on e: the text of a stream
+// passed through is kept when its client did not ask for usage, which the
+// upstream then does not report (conv.Spec.UsageAsked: Chat's
+// stream_options.include_usage).
 func (q *request) startMeter(e *endpoint) {
 	q.meter = meter{}
-	if e.Protocol == ProtocolOpenAIChat && q.proto == ProtocolOpenAIChat && q.info.stream && !bytes.Contains(q.body, includeUsageKey) {
+	if e.protocol == q.pi && q.info.stream && e.spec.UsageAsked != nil && !e.spec.UsageAsked(q.body) {
 		q.meter.text = &strings.Builder{}
 	}
 }

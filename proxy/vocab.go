@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // This file is the proxy's vocabulary at its seams: the closed sets of
@@ -15,52 +17,30 @@ import (
 // exclusions) are in record.go.
 
 // Protocol is an API family: what an endpoint speaks, and what an inbound
-// path belongs to (docs/BEHAVIOUR.md#inbound-api).
-type Protocol string
+// path belongs to (docs/BEHAVIOUR.md#inbound-api). It is the codecs' own
+// type: everything protocol-specific is its conv.Spec in the table of
+// package translate, which Valid and Index consult.
+type Protocol = conv.Protocol
 
-const (
-	ProtocolAnthropic       Protocol = "anthropic"        // Messages API
-	ProtocolOpenAIChat      Protocol = "openai-chat"      // Chat Completions
-	ProtocolOpenAIResponses Protocol = "openai-responses" // Responses API
-)
+// Protocols lists every Protocol, in the order the UI offers them: the
+// table's order.
+var Protocols = protocolsOf(translate.Specs)
 
-// Protocols lists every Protocol, in the order the UI offers them.
-var Protocols = []Protocol{ProtocolAnthropic, ProtocolOpenAIChat, ProtocolOpenAIResponses}
-
-// numProtocols sizes the per-protocol arrays (routable lists, cursors).
-const numProtocols = 3
-
-// index is p's position in Protocols, or -1 for an unknown protocol.
-func (p Protocol) index() int {
-	switch p {
-	case ProtocolAnthropic:
-		return 0
-	case ProtocolOpenAIChat:
-		return 1
-	case ProtocolOpenAIResponses:
-		return 2
+func protocolsOf(specs []*conv.Spec) []Protocol {
+	out := make([]Protocol, len(specs))
+	for i, s := range specs {
+		out[i] = s.Protocol
 	}
-	return -1
+	return out
 }
 
-// Valid reports whether p is one of Protocols.
-func (p Protocol) Valid() bool { return p.index() >= 0 }
-
-// Profile is the breaker defaults profile of requests of protocol p
-// (docs/BEHAVIOUR.md#breaker-defaults).
-func (p Protocol) Profile() breaker.Profile {
-	if p == ProtocolAnthropic {
-		return breaker.Claude
+// profileOf is the breaker defaults profile of requests of protocol p
+// (docs/BEHAVIOUR.md#breaker-defaults): the one its family names.
+func profileOf(p Protocol) breaker.Profile {
+	if s := p.Spec(); s != nil && s.Family == breaker.OpenAI.String() {
+		return breaker.OpenAI
 	}
-	return breaker.OpenAI
-}
-
-// shape is the error format clients of protocol p understand.
-func (p Protocol) shape() errShape {
-	if p == ProtocolAnthropic {
-		return shapeClaude
-	}
-	return shapeOpenAI
+	return breaker.Claude
 }
 
 // Strategy is how the routable list is rotated (docs/BEHAVIOUR.md#rotation).
@@ -91,7 +71,7 @@ func (s Strategy) Valid() bool {
 type AuthMode string
 
 const (
-	AuthAuto    AuthMode = "auto"      // x-api-key for anthropic endpoints, bearer for the others
+	AuthAuto    AuthMode = "auto"      // the header the endpoint's protocol takes its key in (conv.Spec.KeyHeader)
 	AuthXAPIKey AuthMode = "x-api-key" // the x-api-key header
 	AuthBearer  AuthMode = "bearer"    // Authorization: Bearer
 )
@@ -108,15 +88,19 @@ func (m AuthMode) Valid() bool {
 	return false
 }
 
-// resolve turns auto into the mode protocol p's upstreams expect.
-func (m AuthMode) resolve(p Protocol) AuthMode {
-	if m == AuthXAPIKey || m == AuthBearer {
-		return m
+// keyHeader is the header a key goes in under m for an endpoint of
+// protocol p: "" is Authorization: Bearer.
+func (m AuthMode) keyHeader(p Protocol) string {
+	switch m {
+	case AuthXAPIKey:
+		return "X-Api-Key"
+	case AuthBearer:
+		return ""
 	}
-	if p == ProtocolAnthropic {
-		return AuthXAPIKey
+	if s := p.Spec(); s != nil {
+		return s.KeyHeader
 	}
-	return AuthBearer
+	return ""
 }
 
 // BearerToken returns the credential of an Authorization header using the

@@ -28,6 +28,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 )
 
 const (
@@ -97,7 +98,7 @@ func run(strategy proxy.Strategy) (hitRatio, busiest float64, err error) {
 		srv := httptest.NewServer(ups[i])
 		defer srv.Close()
 		eps = append(eps, proxy.Endpoint{ID: int64(i + 1), Name: fmt.Sprintf("e%d", i+1), BaseURL: srv.URL,
-			APIKey: "sk-bench-key-0123456789", Protocol: proxy.ProtocolAnthropic, Enabled: true, SortOrder: i})
+			APIKey: "sk-bench-key-0123456789", Protocol: anthropic.Protocol, Enabled: true, SortOrder: i})
 	}
 	p := proxy.New(proxy.Options{Breakers: breaker.NewSet(breaker.Config{}, nil), Logger: zerolog.Nop()})
 	p.Update(proxy.Config{Endpoints: eps, Strategy: strategy})

@@ -24,6 +24,8 @@ import (
 	"github.com/ccmesh/ccmesh/app"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -169,10 +171,10 @@ func row(rng *rand.Rand, eps []*endpoint, n int, at time.Time) store.RequestLog 
 		pick -= eps[i].share
 	}
 	model := e.models[n%len(e.models)]
-	protocol := proxy.ProtocolAnthropic
+	protocol := anthropic.Protocol
 	path := "/v1/messages"
 	if model == "gpt-5.5" {
-		protocol, path = proxy.ProtocolOpenAIResponses, "/v1/responses"
+		protocol, path = responses.Protocol, "/v1/responses"
 	}
 	stream := n%3 != 0
 	rec := &proxy.Record{Time: at, Protocol: protocol, Path: path, ModelAsked: model, ModelForwarded: model,

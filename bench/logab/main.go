@@ -28,6 +28,7 @@ import (
 	"github.com/ccmesh/ccmesh/bench/internal/serve"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -81,7 +82,7 @@ func run(ctx context.Context, c config) error {
 	srv := proxy.New(proxy.Options{Breakers: breaker.NewSet(breaker.Config{}, nil), Sink: sink, Logger: zerolog.Nop()})
 	srv.Update(proxy.Config{Endpoints: []proxy.Endpoint{{
 		ID: 1, Name: "up", BaseURL: c.upstream, APIKey: "k-123456789",
-		Protocol: proxy.ProtocolAnthropic, Auth: proxy.AuthAuto, Enabled: true,
+		Protocol: anthropic.Protocol, Auth: proxy.AuthAuto, Enabled: true,
 	}}})
 	return serve.Serve(ctx, c.listen, c.portFile, srv)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -38,7 +39,7 @@ func TestWriterSink(t *testing.T) {
 	}
 	defer db.Close()
 	w := store.NewLogWriter(db, store.LogWriterOptions{})
-	rec := &proxy.Record{Time: time.UnixMilli(1_700_000_000_000), Protocol: proxy.ProtocolAnthropic,
+	rec := &proxy.Record{Time: time.UnixMilli(1_700_000_000_000), Protocol: anthropic.Protocol,
 		Path: "/v1/messages", ModelAsked: "m", EndpointID: 1, Endpoint: "up", Status: 200,
 		AttemptCount: 1, Stream: true, StreamEnd: proxy.StreamComplete}
 	writerSink{w}.Log(rec)

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 // Tool calls a Responses upstream makes reach a client of each protocol as
@@ -49,16 +52,16 @@ func TestUpstreamCallsForTheClient(t *testing.T) {
 		tools  []conv.Tool
 		want   string
 	}{
-		{"hosted search, Claude client", hosted, conv.Anthropic, nil, `text "Latest posts." | stop end_turn`},
-		{"hosted search, Chat client", hosted, conv.Chat, []conv.Tool{weather}, `text "Latest posts." | stop end_turn`},
-		{"hosted search, Responses client that declared no such custom tool", hosted, conv.Responses, nil, `text "Latest posts." | stop end_turn`},
-		{"search declared as a custom tool, Responses client", hosted, conv.Responses, []conv.Tool{search},
+		{"hosted search, Claude client", hosted, anthropic.Protocol, nil, `text "Latest posts." | stop end_turn`},
+		{"hosted search, Chat client", hosted, chat.Protocol, []conv.Tool{weather}, `text "Latest posts." | stop end_turn`},
+		{"hosted search, Responses client that declared no such custom tool", hosted, responses.Protocol, nil, `text "Latest posts." | stop end_turn`},
+		{"search declared as a custom tool, Responses client", hosted, responses.Protocol, []conv.Tool{search},
 			`call x_keyword_search {"input":"{\"query\":\"from:xai\"}"} | text "Latest posts." | stop tool_use`},
-		{"namespaced call, Claude client that declared the plain function", namespaced, conv.Anthropic, []conv.Tool{weather},
+		{"namespaced call, Claude client that declared the plain function", namespaced, anthropic.Protocol, []conv.Tool{weather},
 			`call get_weather {"location":"SF"} | stop tool_use`},
-		{"namespaced call, Chat client that declared nothing", namespaced, conv.Chat, nil,
+		{"namespaced call, Chat client that declared nothing", namespaced, chat.Protocol, nil,
 			`call get_weather {"location":"SF"} | stop tool_use`},
-		{"namespaced call, Responses client that declared the namespace", namespaced, conv.Responses, []conv.Tool{nsWeather},
+		{"namespaced call, Responses client that declared the namespace", namespaced, responses.Protocol, []conv.Tool{nsWeather},
 			`call get_weather__get_weather {"location":"SF"} | stop tool_use`},
 	} {
 		req := &conv.Request{From: c.client, Model: "m", Tools: c.tools}
@@ -79,7 +82,7 @@ func TestUpstreamCallsForTheClient(t *testing.T) {
 // req's client and reads the client's stream back with its own codec.
 func streamThrough(t *testing.T, lines []string, req *conv.Request) *conv.Response {
 	t.Helper()
-	dec, enc := Codec(conv.Responses).StreamDecoder(), Codec(req.From).StreamEncoder(req)
+	dec, enc := Codec(responses.Protocol).StreamDecoder(), Codec(req.From).StreamEncoder(req)
 	var out []byte
 	emit := func(ev conv.Event) { out = enc.Encode(out, ev) }
 	for _, l := range lines {
@@ -126,7 +129,7 @@ func bodyThrough(t *testing.T, completed string, req *conv.Request) *conv.Respon
 	if err := json.Unmarshal([]byte(completed), &ev); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := Codec(conv.Responses).DecodeResponse(ev.Response)
+	resp, err := Codec(responses.Protocol).DecodeResponse(ev.Response)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 // The fuzz targets below hold each codec to what the proxy relies on when
@@ -72,7 +75,7 @@ func emptyConversation(b []byte) bool {
 }
 
 func FuzzAnthropicRequest(f *testing.F) {
-	fuzzRequest(f, conv.Anthropic, []string{
+	fuzzRequest(f, anthropic.Protocol, []string{
 		`{"model":"c","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`,
 		`{"model":"c","system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]},` +
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"tool_use","id":"t1","name":"Read","input":{"p":1}}]},` +
@@ -84,7 +87,7 @@ func FuzzAnthropicRequest(f *testing.F) {
 }
 
 func FuzzChatRequest(f *testing.F) {
-	fuzzRequest(f, conv.Chat, []string{
+	fuzzRequest(f, chat.Protocol, []string{
 		`{"model":"g","messages":[{"role":"user","content":"hi"}]}`,
 		`{"model":"g","messages":[{"role":"system","content":"s"},{"role":"developer","content":[{"type":"text","text":"d"}]},` +
 			`{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBO"}}]},` +
@@ -96,7 +99,7 @@ func FuzzChatRequest(f *testing.F) {
 }
 
 func FuzzResponsesRequest(f *testing.F) {
-	fuzzRequest(f, conv.Responses, []string{
+	fuzzRequest(f, responses.Protocol, []string{
 		`{"model":"g","input":"hi"}`,
 		`{"model":"g","instructions":"be brief","input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"d"}]},` +
 			`{"type":"reasoning","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"gAAA"},` +
@@ -258,7 +261,7 @@ func fuzzStream(f *testing.F, p conv.Protocol, seeds ...string) {
 func sse(events ...string) string { return strings.Join(events, "\n\n") + "\n\n" }
 
 func FuzzAnthropicStream(f *testing.F) {
-	fuzzStream(f, conv.Anthropic,
+	fuzzStream(f, anthropic.Protocol,
 		sse(`event: message_start`+"\n"+`data: {"type":"message_start","message":{"id":"m","model":"c","usage":{"input_tokens":3}}}`,
 			`event: ping`+"\n"+`data: {"type":"ping"}`,
 			`event: content_block_start`+"\n"+`data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`,
@@ -281,7 +284,7 @@ func FuzzChatStream(f *testing.F) {
 	chunk := func(delta, finish string) string {
 		return `data: {"id":"c","object":"chat.completion.chunk","model":"g","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + finish + `}]}`
 	}
-	fuzzStream(f, conv.Chat,
+	fuzzStream(f, chat.Protocol,
 		sse(chunk(`{"role":"assistant","content":""}`, "null"), chunk(`{"reasoning_content":"r"}`, "null"), chunk(`{"content":"<think>a</think>b"}`, "null"),
 			chunk(`{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]}`, "null"),
 			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":":1}"}},{"index":1,"id":"c2","function":{"name":"f","arguments":"{}"}}]}`, "null"),
@@ -295,7 +298,7 @@ func FuzzChatStream(f *testing.F) {
 }
 
 func FuzzResponsesStream(f *testing.F) {
-	fuzzStream(f, conv.Responses,
+	fuzzStream(f, responses.Protocol,
 		sse(`event: response.created`+"\n"+`data: {"type":"response.created","response":{"id":"r","model":"g","status":"in_progress"}}`,
 			`event: response.output_item.added`+"\n"+`data: {"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","id":"rs1"}}`,
 			`event: response.reasoning_summary_text.delta`+"\n"+`data: {"type":"response.reasoning_summary_text.delta","output_index":0,"delta":"hm"}`,

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the codecs' output")
@@ -20,13 +23,13 @@ var captured = []struct {
 	file string
 	from conv.Protocol
 }{
-	{"claude-code-turn1.json", conv.Anthropic},
-	{"claude-code-turn2.json", conv.Anthropic},
-	{"codex-turn1.json", conv.Responses},
-	{"codex-turn2.json", conv.Responses},
+	{"claude-code-turn1.json", anthropic.Protocol},
+	{"claude-code-turn2.json", anthropic.Protocol},
+	{"codex-turn1.json", responses.Protocol},
+	{"codex-turn2.json", responses.Protocol},
 }
 
-var protocols = []conv.Protocol{conv.Anthropic, conv.Chat, conv.Responses}
+var protocols = []conv.Protocol{anthropic.Protocol, chat.Protocol, responses.Protocol}
 
 // translateFile decodes a captured body and encodes it for target, as the
 // proxy does for an attempt (the model renamed, the stream flag kept).
@@ -99,7 +102,7 @@ func decodeAny(t *testing.T, b []byte) map[string]any {
 // The properties the goldens must have, checked on their own so a golden
 // rewritten by mistake cannot hide a known fault (docs/BEHAVIOUR.md#translation).
 func TestCapturedClaudeCodeToChat(t *testing.T) {
-	out, _ := translateFile(t, "claude-code-turn2.json", conv.Anthropic, conv.Chat)
+	out, _ := translateFile(t, "claude-code-turn2.json", anthropic.Protocol, chat.Protocol)
 	m := decodeAny(t, out)
 	msgs := m["messages"].([]any)
 	first := msgs[0].(map[string]any)
@@ -146,7 +149,7 @@ func TestCapturedClaudeCodeToChat(t *testing.T) {
 }
 
 func TestCapturedCodexToAnthropic(t *testing.T) {
-	out, req := translateFile(t, "codex-turn2.json", conv.Responses, conv.Anthropic)
+	out, req := translateFile(t, "codex-turn2.json", responses.Protocol, anthropic.Protocol)
 	m := decodeAny(t, out)
 	if !strings.Contains(strings.Join(req.Dropped, ","), "web_search") {
 		t.Errorf("dropped = %v, want web_search named", req.Dropped)
@@ -184,7 +187,7 @@ func TestCapturedCodexToAnthropic(t *testing.T) {
 }
 
 func TestCapturedCodexToChat(t *testing.T) {
-	out, _ := translateFile(t, "codex-turn2.json", conv.Responses, conv.Chat)
+	out, _ := translateFile(t, "codex-turn2.json", responses.Protocol, chat.Protocol)
 	m := decodeAny(t, out)
 	msgs := m["messages"].([]any)
 	var roles []string
@@ -213,7 +216,7 @@ func TestCountTokensCaptured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Codec(conv.Anthropic).DecodeRequest(body)
+	r, err := Codec(anthropic.Protocol).DecodeRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}

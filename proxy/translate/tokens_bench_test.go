@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 )
 
 // BenchmarkCountTokensHostile is the count_tokens estimate of a 30 MB
@@ -13,7 +13,7 @@ func BenchmarkCountTokensHostile(b *testing.B) {
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("a", 30<<20) + `"}]}`)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		r, err := Codec(conv.Anthropic).DecodeRequest(body)
+		r, err := Codec(anthropic.Protocol).DecodeRequest(body)
 		if err != nil {
 			b.Fatal(err)
 		}

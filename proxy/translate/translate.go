@@ -1,8 +1,9 @@
-// Package translate joins the three protocol codecs (anthropic, chat,
+// Package translate joins the protocol codecs (anthropic, chat,
 // responses) over the neutral model in conv: any client protocol to any
-// upstream protocol (docs/BEHAVIOUR.md#translation). The proxy asks it for
-// a protocol's codec and for a local token count; the attempt loop does
-// the rest.
+// upstream protocol (docs/BEHAVIOUR.md#translation). It holds the table of
+// protocols — each codec package's conv.Spec, in the order the UI offers
+// them — that the proxy and the app ask about everything protocol-specific,
+// and the local token count.
 package translate
 
 import (
@@ -12,15 +13,18 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
+// Specs is the table of protocols, in the order the UI offers them. A new
+// protocol is its codec package and one line here.
+var Specs = conv.Register(
+	anthropic.Spec,
+	chat.Spec,
+	responses.Spec,
+)
+
 // Codec returns protocol p's codec, or nil for an unknown protocol.
 func Codec(p conv.Protocol) conv.Codec {
-	switch p {
-	case conv.Anthropic:
-		return anthropic.Codec
-	case conv.Chat:
-		return chat.Codec
-	case conv.Responses:
-		return responses.Codec
+	if s := p.Spec(); s != nil {
+		return s.Codec
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ export type HealthStatus = "healthy" | "unhealthy" | "recovering" | "disabled";
 /** Go: proxy.OnModelMismatch */
 export type OnModelMismatch = "" | "record" | "fail";
 
-/** Go: proxy.Protocol */
+/** Go: conv.Protocol */
 export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
 
 /** Go: proxy.Strategy */

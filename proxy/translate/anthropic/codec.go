@@ -17,7 +17,7 @@ var Codec conv.Codec = codec{}
 
 type codec struct{}
 
-func (codec) Protocol() conv.Protocol { return conv.Anthropic }
+func (codec) Protocol() conv.Protocol { return Protocol }
 
 func (codec) StreamDecoder() conv.StreamDecoder { return &streamDecoder{} }
 

@@ -23,7 +23,7 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	if top == nil {
 		return nil, errors.New("anthropic request: the body is not a JSON object")
 	}
-	d := &requestDecoder{top: top, r: &conv.Request{From: conv.Anthropic}}
+	d := &requestDecoder{top: top, r: &conv.Request{From: Protocol}}
 	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("anthropic request: %w", err)
 	}

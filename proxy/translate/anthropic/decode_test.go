@@ -70,7 +70,7 @@ const claudeCodeBody = `{
 func claudeCodeRequest() *conv.Request {
 	ephemeral := raw(`{"type":"ephemeral"}`)
 	return &conv.Request{
-		From: conv.Anthropic, Model: "claude-sonnet-4-5-20250929", Stream: true,
+		From: Protocol, Model: "claude-sonnet-4-5-20250929", Stream: true,
 		MaxTokens: i64(32000), Temperature: f64(1),
 		System: []conv.Part{
 			{Kind: conv.PartText, Text: "You are Claude Code, Anthropic's official CLI for Claude.", CacheControl: ephemeral},
@@ -227,7 +227,7 @@ func TestDecodeRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := c.want
-			want.From = conv.Anthropic
+			want.From = Protocol
 			if !reflect.DeepEqual(*got, want) {
 				t.Errorf("got  %s\nwant %s", conv.Marshal(got), conv.Marshal(want))
 			}

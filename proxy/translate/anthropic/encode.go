@@ -87,7 +87,7 @@ func (codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 	if r.PreviousResponseID != "" {
 		return nil, conv.Unsupported("the Anthropic Messages API keeps no conversation on the server, so previous_response_id cannot be followed here; send the whole conversation instead of previous_response_id (for Codex: disable server-side storage)")
 	}
-	own := r.From == conv.Anthropic
+	own := r.From == Protocol
 	msgs, err := turns(r.Messages)
 	if err != nil {
 		return nil, err
@@ -469,7 +469,7 @@ func toolChoice(r *conv.Request) *outToolChoice {
 // only its thinking member says so (its output_config.effort also applies
 // without thinking); from the others any budget or effort but "none".
 func wantsThinking(r *conv.Request) bool {
-	if r.From == conv.Anthropic {
+	if r.From == Protocol {
 		return r.Reasoning.Enabled
 	}
 	e := r.Reasoning.Effort
@@ -499,7 +499,7 @@ func planThinking(r *conv.Request, out *outRequest) thinking {
 		out.MaxTokens = cmp.Or(limit, defaultMaxTokens)
 		return thinking{}
 	}
-	if r.From == conv.Anthropic && r.Reasoning.BudgetTokens <= 0 {
+	if r.From == Protocol && r.Reasoning.BudgetTokens <= 0 {
 		out.MaxTokens = cmp.Or(limit, defaultMaxTokens)
 		return thinking{Type: "adaptive"}
 	}

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 // A request from a Chat client: system text, images three ways, an
@@ -16,7 +18,7 @@ import (
 // custom tool, parallel calls off, both sampling knobs, an empty stop.
 func TestEncodeRequestFromChat(t *testing.T) {
 	r := &conv.Request{
-		From: conv.Chat, Model: "claude-opus-4-1", Stream: true,
+		From: chat.Protocol, Model: "claude-opus-4-1", Stream: true,
 		System: []conv.Part{{Kind: conv.PartText, Text: "You are terse."}, {Kind: conv.PartText}},
 		Messages: []conv.Message{
 			{Role: conv.RoleUser, Parts: []conv.Part{
@@ -114,35 +116,35 @@ func TestEncodeThinking(t *testing.T) {
 		r    conv.Request
 		want string // max_tokens, thinking, temperature, top_p, output_config
 	}{
-		{"effort high, default limit grows", conv.Request{From: conv.Chat, Reasoning: conv.Reasoning{Effort: "high", Enabled: true}, Temperature: f64(0.5)},
+		{"effort high, default limit grows", conv.Request{From: chat.Protocol, Reasoning: conv.Reasoning{Effort: "high", Enabled: true}, Temperature: f64(0.5)},
 			`{"max_tokens":28672,"thinking":{"type":"enabled","budget_tokens":24576}}`},
-		{"effort max, default limit capped, budget halved", conv.Request{From: conv.Responses, Reasoning: conv.Reasoning{Effort: "max"}},
+		{"effort max, default limit capped, budget halved", conv.Request{From: responses.Protocol, Reasoning: conv.Reasoning{Effort: "max"}},
 			`{"max_tokens":32000,"thinking":{"type":"enabled","budget_tokens":16000}}`},
-		{"enabled without effort is medium", conv.Request{From: conv.Chat, Reasoning: conv.Reasoning{Enabled: true}},
+		{"enabled without effort is medium", conv.Request{From: chat.Protocol, Reasoning: conv.Reasoning{Enabled: true}},
 			`{"max_tokens":16384,"thinking":{"type":"enabled","budget_tokens":8192}}`},
-		{"client limit kept, budget halved", conv.Request{From: conv.Chat, MaxTokens: i64(4000), Reasoning: conv.Reasoning{Effort: "medium"}},
+		{"client limit kept, budget halved", conv.Request{From: chat.Protocol, MaxTokens: i64(4000), Reasoning: conv.Reasoning{Effort: "medium"}},
 			`{"max_tokens":4000,"thinking":{"type":"enabled","budget_tokens":2000}}`},
-		{"budget at least 1024", conv.Request{From: conv.Chat, MaxTokens: i64(1500), Reasoning: conv.Reasoning{Effort: "minimal"}},
+		{"budget at least 1024", conv.Request{From: chat.Protocol, MaxTokens: i64(1500), Reasoning: conv.Reasoning{Effort: "minimal"}},
 			`{"max_tokens":1500,"thinking":{"type":"enabled","budget_tokens":1024}}`},
-		{"no room for thinking", conv.Request{From: conv.Chat, MaxTokens: i64(1000), Reasoning: conv.Reasoning{Effort: "low"}, Temperature: f64(0), TopP: f64(1)},
+		{"no room for thinking", conv.Request{From: chat.Protocol, MaxTokens: i64(1000), Reasoning: conv.Reasoning{Effort: "low"}, Temperature: f64(0), TopP: f64(1)},
 			`{"max_tokens":1000,"temperature":0}`},
-		{"budget given", conv.Request{From: conv.Chat, Reasoning: conv.Reasoning{BudgetTokens: 5000}},
+		{"budget given", conv.Request{From: chat.Protocol, Reasoning: conv.Reasoning{BudgetTokens: 5000}},
 			`{"max_tokens":16384,"thinking":{"type":"enabled","budget_tokens":5000}}`},
-		{"effort none", conv.Request{From: conv.Chat, Reasoning: conv.Reasoning{Effort: "none"}, TopP: f64(0)},
+		{"effort none", conv.Request{From: chat.Protocol, Reasoning: conv.Reasoning{Effort: "none"}, TopP: f64(0)},
 			`{"max_tokens":16384,"top_p":0}`},
-		{"forced tool choice", conv.Request{From: conv.Chat, Tools: tool, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceAny}, Reasoning: conv.Reasoning{Effort: "low"}},
+		{"forced tool choice", conv.Request{From: chat.Protocol, Tools: tool, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceAny}, Reasoning: conv.Reasoning{Effort: "low"}},
 			`{"max_tokens":16384}`},
-		{"unsigned tool call in history", conv.Request{From: conv.Chat, Messages: call(conv.Part{Kind: conv.PartReasoning, Text: "hmm"}), Reasoning: conv.Reasoning{Effort: "low"}, Temperature: f64(1)},
+		{"unsigned tool call in history", conv.Request{From: chat.Protocol, Messages: call(conv.Part{Kind: conv.PartReasoning, Text: "hmm"}), Reasoning: conv.Reasoning{Effort: "low"}, Temperature: f64(1)},
 			`{"max_tokens":16384,"temperature":1}`},
-		{"signed tool call in history", conv.Request{From: conv.Responses, Messages: call(conv.Part{Kind: conv.PartReasoning, Text: "hmm", Signature: "sig"}), Reasoning: conv.Reasoning{Effort: "low"}},
+		{"signed tool call in history", conv.Request{From: responses.Protocol, Messages: call(conv.Part{Kind: conv.PartReasoning, Text: "hmm", Signature: "sig"}), Reasoning: conv.Reasoning{Effort: "low"}},
 			`{"max_tokens":16384,"thinking":{"type":"enabled","budget_tokens":2048}}`},
-		{"redacted tool call in history", conv.Request{From: conv.Responses, Messages: call(conv.Part{Kind: conv.PartReasoning, Redacted: "data"}), Reasoning: conv.Reasoning{Effort: "low"}},
+		{"redacted tool call in history", conv.Request{From: responses.Protocol, Messages: call(conv.Part{Kind: conv.PartReasoning, Redacted: "data"}), Reasoning: conv.Reasoning{Effort: "low"}},
 			`{"max_tokens":16384,"thinking":{"type":"enabled","budget_tokens":2048}}`},
-		{"anthropic adaptive with effort", conv.Request{From: conv.Anthropic, Reasoning: conv.Reasoning{Enabled: true, Effort: "high"}, Temperature: f64(1)},
+		{"anthropic adaptive with effort", conv.Request{From: Protocol, Reasoning: conv.Reasoning{Enabled: true, Effort: "high"}, Temperature: f64(1)},
 			`{"max_tokens":16384,"thinking":{"type":"adaptive"},"output_config":{"effort":"high"}}`},
-		{"anthropic effort without thinking keeps both knobs", conv.Request{From: conv.Anthropic, Reasoning: conv.Reasoning{Effort: "low"}, Temperature: f64(0.3), TopP: f64(0.8), MaxTokens: i64(100)},
+		{"anthropic effort without thinking keeps both knobs", conv.Request{From: Protocol, Reasoning: conv.Reasoning{Effort: "low"}, Temperature: f64(0.3), TopP: f64(0.8), MaxTokens: i64(100)},
 			`{"max_tokens":100,"temperature":0.3,"top_p":0.8,"output_config":{"effort":"low"}}`},
-		{"anthropic budget", conv.Request{From: conv.Anthropic, MaxTokens: i64(32000), Reasoning: conv.Reasoning{Enabled: true, BudgetTokens: 31999}},
+		{"anthropic budget", conv.Request{From: Protocol, MaxTokens: i64(32000), Reasoning: conv.Reasoning{Enabled: true, BudgetTokens: 31999}},
 			`{"max_tokens":32000,"thinking":{"type":"enabled","budget_tokens":31999}}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,14 +179,14 @@ func TestEncodeRequestCases(t *testing.T) {
 		r    conv.Request
 		want string
 	}{
-		{"no tools, no tool choice", conv.Request{From: conv.Chat, Messages: hi, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceAny}, ParallelToolCalls: ptr(false)},
+		{"no tools, no tool choice", conv.Request{From: chat.Protocol, Messages: hi, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceAny}, ParallelToolCalls: ptr(false)},
 			`{"model":"m","max_tokens":16384,` + hiJSON + `}`},
-		{"tool choice none ignores parallel calls", conv.Request{From: conv.Chat, Messages: hi, Tools: tool, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceNone}, ParallelToolCalls: ptr(false)},
+		{"tool choice none ignores parallel calls", conv.Request{From: chat.Protocol, Messages: hi, Tools: tool, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceNone}, ParallelToolCalls: ptr(false)},
 			`{"model":"m","max_tokens":16384,` + hiJSON + `,` + toolJSON + `,"tool_choice":{"type":"none"}}`},
-		{"named tool choice", conv.Request{From: conv.Responses, Messages: hi, Tools: tool, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceTool, Name: "f"}},
+		{"named tool choice", conv.Request{From: responses.Protocol, Messages: hi, Tools: tool, ToolChoice: conv.ToolChoice{Mode: conv.ChoiceTool, Name: "f"}},
 			`{"model":"m","max_tokens":16384,` + hiJSON + `,` + toolJSON + `,"tool_choice":{"type":"tool","name":"f"}}`},
 		{"anthropic client: extra, metadata and strict written back, modeled names never overridden", conv.Request{
-			From: conv.Anthropic, Messages: hi, User: "ignored: metadata comes from Extra",
+			From: Protocol, Messages: hi, User: "ignored: metadata comes from Extra",
 			Tools: []conv.Tool{{Name: "f", Schema: raw(`{"type":"object"}`), Strict: ptr(true), CacheControl: raw(`{"type":"ephemeral"}`)}},
 			Extra: map[string]json.RawMessage{
 				"top_k": raw(`5`), "metadata": raw(`{"user_id":"abc"}`), "model": raw(`"other"`), "max_tokens": raw(`1`),
@@ -192,7 +194,7 @@ func TestEncodeRequestCases(t *testing.T) {
 			}},
 			`{"model":"m","max_tokens":16384,` + hiJSON + `,"tools":[{"name":"f","input_schema":{"type":"object"},"strict":true,"cache_control":{"type":"ephemeral"}}],
 			  "output_config":{"format":{"type":"json_schema"}},"context_management":{"edits":[]},"metadata":{"user_id":"abc"},"top_k":5}`},
-		{"documents", conv.Request{From: conv.Chat, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{
+		{"documents", conv.Request{From: chat.Protocol, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{
 			{Kind: conv.PartDocument, Filename: "a.pdf", Data: "JVBERi0="},
 			{Kind: conv.PartDocument, Filename: "b.md", MediaType: "text/markdown", Data: "IyBUaXRsZQ=="},
 			{Kind: conv.PartDocument, URL: "https://example.com/c.pdf"},
@@ -203,7 +205,7 @@ func TestEncodeRequestCases(t *testing.T) {
 			  {"type":"document","title":"b.md","source":{"type":"text","media_type":"text/plain","data":"# Title"}},
 			  {"type":"document","source":{"type":"url","url":"https://example.com/c.pdf"}},
 			  {"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}]}`},
-		{"reasoning: signed and redacted kept in order, unsigned and encrypted dropped, none in user turns", conv.Request{From: conv.Responses, Messages: []conv.Message{
+		{"reasoning: signed and redacted kept in order, unsigned and encrypted dropped, none in user turns", conv.Request{From: responses.Protocol, Messages: []conv.Message{
 			{Role: conv.RoleUser, Parts: []conv.Part{{Kind: conv.PartReasoning, Text: "x", Signature: "s"}, {Kind: conv.PartText, Text: "q"}}},
 			{Role: conv.RoleAssistant, Parts: []conv.Part{
 				{Kind: conv.PartReasoning, Text: "a", Signature: "sigA"},
@@ -216,7 +218,7 @@ func TestEncodeRequestCases(t *testing.T) {
 			`{"model":"m","max_tokens":16384,"messages":[
 			  {"role":"user","content":[{"type":"text","text":"q"}]},
 			  {"role":"assistant","content":[{"type":"thinking","thinking":"a","signature":"sigA"},{"type":"redacted_thinking","data":"red"},{"type":"text","text":"answer"}]}]}`},
-		{"tool result with image, error flag, cache marker; empty result has no content", conv.Request{From: conv.Chat, Messages: []conv.Message{
+		{"tool result with image, error flag, cache marker; empty result has no content", conv.Request{From: chat.Protocol, Messages: []conv.Message{
 			{Role: conv.RoleAssistant, Parts: []conv.Part{{Kind: conv.PartToolCall, CallID: "a", Name: "f", Args: "not json"}, {Kind: conv.PartToolCall, CallID: "b", Name: "f"}}},
 			{Role: conv.RoleUser, Parts: []conv.Part{
 				{Kind: conv.PartToolResult, CallID: "a", IsError: true, CacheControl: raw(`{"type":"ephemeral"}`), Content: []conv.Part{{Kind: conv.PartText, Text: "boom"}, {Kind: conv.PartImage, MediaType: "image/gif", Data: "R0lG"}}},
@@ -246,7 +248,7 @@ func TestEncodeRequestCases(t *testing.T) {
 func TestEncodeThinkingEditsWithoutThinking(t *testing.T) {
 	cm := `{"edits":[{"type":"clear_thinking_20251015","keep":"all"},{"type":"clear_tool_uses_20250919"}]}`
 	r := &conv.Request{
-		From: conv.Anthropic, Model: "m", MaxTokens: i64(8000),
+		From: Protocol, Model: "m", MaxTokens: i64(8000),
 		Messages: []conv.Message{
 			{Role: conv.RoleUser, Parts: []conv.Part{{Kind: conv.PartText, Text: "hi"}}},
 			{Role: conv.RoleAssistant, Parts: []conv.Part{{Kind: conv.PartReasoning, Text: "from another upstream"}, {Kind: conv.PartToolCall, CallID: "c", Name: "f"}}},
@@ -280,9 +282,9 @@ func TestEncodeRequestUnsupported(t *testing.T) {
 		r    conv.Request
 		want string
 	}{
-		{"previous response id", conv.Request{From: conv.Responses, Messages: hi, PreviousResponseID: "resp_1"}, "previous_response_id"},
-		{"no messages", conv.Request{From: conv.Responses, System: []conv.Part{{Kind: conv.PartText, Text: "sys"}}}, "at least one user or assistant message"},
-		{"word document", conv.Request{From: conv.Chat, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{
+		{"previous response id", conv.Request{From: responses.Protocol, Messages: hi, PreviousResponseID: "resp_1"}, "previous_response_id"},
+		{"no messages", conv.Request{From: responses.Protocol, System: []conv.Part{{Kind: conv.PartText, Text: "sys"}}}, "at least one user or assistant message"},
+		{"word document", conv.Request{From: chat.Protocol, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{
 			{Kind: conv.PartDocument, Filename: "a.docx", MediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Data: "UEsDBA=="},
 		}}}}, "PDF and plain-text documents only"},
 	} {
@@ -300,7 +302,7 @@ func TestEncodeRequestUnsupported(t *testing.T) {
 func TestRequestRoundTrip(t *testing.T) {
 	ephemeral := raw(`{"type":"ephemeral"}`)
 	r := &conv.Request{
-		From: conv.Anthropic, Model: "claude-opus-4-5", Stream: true,
+		From: Protocol, Model: "claude-opus-4-5", Stream: true,
 		System: []conv.Part{{Kind: conv.PartText, Text: "sys", CacheControl: ephemeral}},
 		Messages: []conv.Message{
 			{Role: conv.RoleUser, Parts: []conv.Part{

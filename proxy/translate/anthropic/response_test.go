@@ -76,7 +76,7 @@ func TestDecodeResponseErrors(t *testing.T) {
 }
 
 func TestEncodeResponse(t *testing.T) {
-	req := &conv.Request{From: conv.Anthropic, Model: "claude-sonnet-4-5"}
+	req := &conv.Request{From: Protocol, Model: "claude-sonnet-4-5"}
 	for _, c := range []struct {
 		name string
 		resp conv.Response

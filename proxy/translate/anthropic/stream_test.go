@@ -233,7 +233,7 @@ func TestStreamDecodeBadData(t *testing.T) {
 // encode runs events through a fresh encoder for a client that asked for
 // model, then calls fail with failMsg when it is not empty.
 func encode(model string, evs []conv.Event, failMsg string) []byte {
-	e := Codec.StreamEncoder(&conv.Request{From: conv.Anthropic, Model: model})
+	e := Codec.StreamEncoder(&conv.Request{From: Protocol, Model: model})
 	var b []byte
 	for _, ev := range evs {
 		b = e.Encode(b, ev)

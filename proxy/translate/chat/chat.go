@@ -24,7 +24,7 @@ var Codec conv.Codec = codec{}
 
 type codec struct{}
 
-func (codec) Protocol() conv.Protocol { return conv.Chat }
+func (codec) Protocol() conv.Protocol { return Protocol }
 
 func (codec) StreamDecoder() conv.StreamDecoder { return newStreamDecoder() }
 

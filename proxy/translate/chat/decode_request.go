@@ -82,7 +82,7 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 		return nil, errors.New("chat request: messages is empty")
 	}
 	r := &conv.Request{
-		From: conv.Chat, Model: w.Model, Stream: w.Stream,
+		From: Protocol, Model: w.Model, Stream: w.Stream,
 		ParallelToolCalls: w.ParallelToolCalls,
 		MaxTokens:         w.MaxCompletionTokens,
 		Temperature:       w.Temperature, TopP: w.TopP,

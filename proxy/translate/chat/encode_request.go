@@ -106,20 +106,20 @@ func setIf(out map[string]any, key string, v any, ok bool) {
 }
 
 // copyExtra writes back the members the decoder kept: all of them for a
-// Chat client, the ones both OpenAI APIs share for a Responses client.
-// Members written above win.
+// Chat client, the ones the OpenAI APIs share for a client of another
+// protocol of its family (Responses). Members written above win.
 func copyExtra(r *conv.Request, out map[string]any) {
 	put := func(k string, v json.RawMessage) {
 		if _, taken := out[k]; !taken {
 			out[k] = v
 		}
 	}
-	switch r.From {
-	case conv.Chat:
+	switch {
+	case r.From == Protocol:
 		for k, v := range r.Extra {
 			put(k, v)
 		}
-	case conv.Responses:
+	case conv.SameFamily(r.From, Protocol):
 		for _, k := range conv.SharedOpenAI {
 			if v, ok := r.Extra[k]; ok {
 				put(k, v)

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 // A DeepSeek/OpenRouter-style client request: leading system and
@@ -61,7 +63,7 @@ func TestDecodeRequestFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &conv.Request{
-		From: conv.Chat, Model: "deepseek-chat", Stream: true, IncludeUsage: true,
+		From: Protocol, Model: "deepseek-chat", Stream: true, IncludeUsage: true,
 		System: []conv.Part{text("You are terse."), text("Use tools.")},
 		Messages: []conv.Message{
 			user(text("What is in this picture, and the weather?"),
@@ -203,7 +205,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 // error) and the user's next words.
 func claudeCodeRequest() *conv.Request {
 	return &conv.Request{
-		From: conv.Anthropic, Model: "deepseek-reasoner", Stream: true,
+		From: anthropic.Protocol, Model: "deepseek-reasoner", Stream: true,
 		System: []conv.Part{text("You are Claude Code."), text("Be brief.")},
 		Messages: []conv.Message{
 			user(text("Fix the layout.")),
@@ -277,7 +279,7 @@ func TestEncodeRequest(t *testing.T) {
 		{"codex turn: a later developer message joins the one leading system message; shared OpenAI members only, max_completion_tokens, xhigh folds, no tools means no tool_choice",
 			func() *conv.Request {
 				return &conv.Request{
-					From: conv.Responses, Model: "openai/gpt-5-mini",
+					From: responses.Protocol, Model: "openai/gpt-5-mini",
 					Messages: []conv.Message{
 						user(text("run it")),
 						assistant(reasoning("r1"), call("fc_1", "shell__exec", `{"cmd":["ls"]}`)),
@@ -315,7 +317,7 @@ func TestEncodeRequest(t *testing.T) {
 		{"chat client: all Extra back; modeled members win; empty and reasoning-only turns dropped; documents",
 			func() *conv.Request {
 				return &conv.Request{
-					From: conv.Chat, Model: "glm-4.6",
+					From: Protocol, Model: "glm-4.6",
 					Messages: []conv.Message{
 						user(text(""), conv.Part{Kind: conv.PartDocument, MediaType: "text/plain", Text: "notes", Filename: "n.txt"},
 							conv.Part{Kind: conv.PartDocument, MediaType: "application/pdf", Data: "JVBE"}),
@@ -429,7 +431,7 @@ func TestReasoningEffort(t *testing.T) {
 // every system text).
 func TestRequestRoundTrip(t *testing.T) {
 	r := &conv.Request{
-		From: conv.Chat, Model: "qwen3-max", Stream: true, IncludeUsage: true,
+		From: Protocol, Model: "qwen3-max", Stream: true, IncludeUsage: true,
 		System: []conv.Part{text("sys")},
 		Messages: []conv.Message{
 			user(text("look"), conv.Part{Kind: conv.PartImage, MediaType: "image/webp", Data: "UklG"}, conv.Part{Kind: conv.PartImage, URL: "https://x/a.png"}),

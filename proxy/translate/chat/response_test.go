@@ -74,7 +74,7 @@ func TestDecodeResponseErrors(t *testing.T) {
 
 func TestEncodeResponse(t *testing.T) {
 	pin(t)
-	req := &conv.Request{From: conv.Chat, Model: "my-alias"}
+	req := &conv.Request{From: Protocol, Model: "my-alias"}
 	for _, c := range []struct {
 		name string
 		resp conv.Response

@@ -346,7 +346,7 @@ func TestStreamEncoder(t *testing.T) {
 				"[DONE]")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := Codec.StreamEncoder(&conv.Request{From: conv.Chat, Model: "my-alias", IncludeUsage: c.usage})
+			e := Codec.StreamEncoder(&conv.Request{From: Protocol, Model: "my-alias", IncludeUsage: c.usage})
 			var out []byte
 			for _, ev := range c.evs {
 				out = e.Encode(out, ev)

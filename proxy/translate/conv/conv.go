@@ -16,15 +16,10 @@ import (
 	"fmt"
 )
 
-// Protocol is an API family, spelled as the proxy spells it.
+// Protocol is an API, spelled as the proxy, the store and the log spell
+// it. Each codec package declares its own (anthropic.Protocol, …) with
+// its Spec (spec.go); package translate's Specs is the table of them.
 type Protocol string
-
-const (
-	Anthropic Protocol = "anthropic"        // Messages API
-	Chat      Protocol = "openai-chat"      // Chat Completions
-	Responses Protocol = "openai-responses" // Responses API
-	Gemini    Protocol = "gemini"           // Gemini API (generateContent)
-)
 
 // Request is a client's request in the neutral model.
 type Request struct {

@@ -37,7 +37,7 @@ func TestThinkingRidesOnTheCall(t *testing.T) {
 		text("Reading."),
 		{Kind: conv.PartToolCall, CallID: "toolu_1", Name: "read_file", Args: `{"p":"a"}`},
 	}}
-	req := &conv.Request{From: conv.Gemini, Model: "gemini-3-pro", Tools: []conv.Tool{{Name: "read_file", Schema: conv.EmptySchema}}}
+	req := &conv.Request{From: Protocol, Model: "gemini-3-pro", Tools: []conv.Tool{{Name: "read_file", Schema: conv.EmptySchema}}}
 	wantParts := []conv.Part{
 		{Kind: conv.PartReasoning, Text: "I should read it.", Signature: "EqQBsig"},
 		{Kind: conv.PartReasoning, Redacted: "RDdata"},

@@ -22,6 +22,10 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
+// Protocol is the Gemini API (generateContent), as endpoints and the log
+// name it.
+const Protocol conv.Protocol = "gemini"
+
 // Codec is the Gemini API's half of every translation, without a
 // signature store: signatures travel only inside Gemini bodies, and a
 // function call of another protocol's history gets the documented
@@ -41,7 +45,7 @@ type codec struct {
 	key   string
 }
 
-func (codec) Protocol() conv.Protocol { return conv.Gemini }
+func (codec) Protocol() conv.Protocol { return Protocol }
 
 func (c codec) StreamDecoder() conv.StreamDecoder { return &streamDecoder{c: c} }
 

@@ -21,7 +21,7 @@ func (c codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	if top == nil {
 		return nil, errors.New("gemini request: the body is not a JSON object")
 	}
-	d := &requestDecoder{top: top, r: &conv.Request{From: conv.Gemini}}
+	d := &requestDecoder{top: top, r: &conv.Request{From: Protocol}}
 	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("gemini request: %w", err)
 	}

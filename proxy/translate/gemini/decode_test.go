@@ -123,7 +123,7 @@ func TestDecodeRequest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
-			tt.want.From = conv.Gemini
+			tt.want.From = Protocol
 			if !reflect.DeepEqual(*got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", *got, tt.want)
 			}

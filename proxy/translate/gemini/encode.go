@@ -25,12 +25,12 @@ func (c codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 		return nil, conv.Unsupported("the Gemini API has no previous_response_id; the whole history must be sent")
 	}
 	out := map[string]any{}
-	if r.From == conv.Gemini {
+	if r.From == Protocol {
 		for k, v := range r.Extra {
 			out[k] = v
 		}
 	}
-	e := &requestEncoder{c: c, own: r.From == conv.Gemini, names: map[string]string{}}
+	e := &requestEncoder{c: c, own: r.From == Protocol, names: map[string]string{}}
 	contents, system := e.messages(r)
 	if len(contents) == 0 {
 		return nil, conv.Unsupported("the Gemini API needs at least one content and the request has none")
@@ -287,7 +287,7 @@ func toolConfigOut(tc conv.ToolChoice) *wireToolConfig {
 // client's other members (kept in Extra) come first.
 func generationConfigOut(r *conv.Request) map[string]any {
 	gc := map[string]any{}
-	if raw, ok := r.Extra["generationConfig"]; ok && r.From == conv.Gemini {
+	if raw, ok := r.Extra["generationConfig"]; ok && r.From == Protocol {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
 			for k, v := range m {
@@ -347,7 +347,7 @@ func thinkingOut(r *conv.Request) *wireThinking {
 		t.ThinkingBudget = ptr(int64(-1))
 	}
 	include := rs.Summary != "" && rs.Summary != "none"
-	if r.From != conv.Gemini {
+	if r.From != Protocol {
 		include = include || rs.Enabled
 	}
 	if include && rs.Effort != "none" {

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 func text(s string) conv.Part { return conv.Part{Kind: conv.PartText, Text: s} }
@@ -17,7 +20,7 @@ func TestEncodeRequest(t *testing.T) {
 		want string
 	}{{
 		name: "system, text, later system messages hoisted",
-		req: conv.Request{From: conv.Anthropic, Model: "gemini-2.5-pro", Stream: true,
+		req: conv.Request{From: anthropic.Protocol, Model: "gemini-2.5-pro", Stream: true,
 			System: []conv.Part{text("be brief")},
 			Messages: []conv.Message{
 				{Role: conv.RoleUser, Parts: []conv.Part{text("hi")}},
@@ -28,7 +31,7 @@ func TestEncodeRequest(t *testing.T) {
 			"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello"}]}]}`,
 	}, {
 		name: "calls: made-up ids removed, the first call of a turn signed by the fallback, results named after their calls",
-		req: conv.Request{From: conv.Chat, Messages: []conv.Message{
+		req: conv.Request{From: chat.Protocol, Messages: []conv.Message{
 			{Role: conv.RoleAssistant, Parts: []conv.Part{
 				{Kind: conv.PartToolCall, CallID: "gmcall_h0_0", Name: "read", Args: `{"p":"a"}`},
 				{Kind: conv.PartToolCall, CallID: "call_2", Name: "ls", Args: ``},
@@ -49,7 +52,7 @@ func TestEncodeRequest(t *testing.T) {
 				{"text":"next"}]}]}`,
 	}, {
 		name: "Gemini's own signatures and thoughts go back where they were",
-		req: conv.Request{From: conv.Gemini, Messages: []conv.Message{
+		req: conv.Request{From: Protocol, Messages: []conv.Message{
 			{Role: conv.RoleAssistant, Parts: []conv.Part{
 				{Kind: conv.PartReasoning, Text: "hm", GeminiSignature: "T"},
 				{Kind: conv.PartReasoning, Text: "unsigned"},
@@ -63,7 +66,7 @@ func TestEncodeRequest(t *testing.T) {
 			{"role":"model","parts":[{"text":"done","thoughtSignature":"E"}]}]}`,
 	}, {
 		name: "another protocol's reasoning stays out",
-		req: conv.Request{From: conv.Chat, Messages: []conv.Message{
+		req: conv.Request{From: chat.Protocol, Messages: []conv.Message{
 			{Role: conv.RoleAssistant, Parts: []conv.Part{{Kind: conv.PartReasoning, Text: "reasoning_content"}, text("ok")}},
 		}},
 		want: `{"contents":[{"role":"model","parts":[{"text":"ok"}]}]}`,
@@ -80,7 +83,7 @@ func TestEncodeRequest(t *testing.T) {
 			{"inlineData":{"mimeType":"application/pdf","data":"JVBE"}},{"text":"plain doc"}]}]}`,
 	}, {
 		name: "tools, a named choice, limits, sampling (0 is a value), at most five stops",
-		req: conv.Request{From: conv.Anthropic, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("x")}}},
+		req: conv.Request{From: anthropic.Protocol, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("x")}}},
 			Tools: []conv.Tool{
 				{Name: "a", Description: "A", Schema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"p":{"type":"string","$schema":"x"}},"additionalProperties":false}`)},
 				{Kind: conv.ToolCustom, Name: "apply_patch"},
@@ -97,7 +100,7 @@ func TestEncodeRequest(t *testing.T) {
 			"generationConfig":{"maxOutputTokens":512,"temperature":0,"topP":1,"stopSequences":["1","2","3","4","5"]}}`,
 	}, {
 		name: "a Gemini client's other members and generation config come back",
-		req: conv.Request{From: conv.Gemini, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("x")}}},
+		req: conv.Request{From: Protocol, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("x")}}},
 			MaxTokens: i64(9),
 			Extra: map[string]json.RawMessage{
 				"safetySettings":   json.RawMessage(`[]`),
@@ -107,7 +110,7 @@ func TestEncodeRequest(t *testing.T) {
 			"generationConfig":{"topK":40,"responseMimeType":"application/json","maxOutputTokens":9}}`,
 	}, {
 		name: "another protocol's members do not",
-		req: conv.Request{From: conv.Chat, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("x")}}},
+		req: conv.Request{From: chat.Protocol, Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("x")}}},
 			Extra: map[string]json.RawMessage{"seed": json.RawMessage(`1`)}},
 		want: `{"contents":[{"role":"user","parts":[{"text":"x"}]}]}`,
 	}}
@@ -162,16 +165,16 @@ func TestEncodeThinking(t *testing.T) {
 		r     conv.Reasoning
 		want  string
 	}{
-		{"nothing asked", conv.Chat, "gemini-2.5-pro", conv.Reasoning{}, ``},
-		{"effort to Gemini 3 is a level", conv.Chat, "gemini-3-pro-preview", conv.Reasoning{Effort: "medium", Enabled: true}, `{"thinkingLevel":"medium","includeThoughts":true}`},
-		{"xhigh folds into high", conv.Responses, "gemini-3-flash", conv.Reasoning{Effort: "xhigh", Enabled: true}, `{"thinkingLevel":"high","includeThoughts":true}`},
-		{"effort to 2.5 is a budget", conv.Chat, "gemini-2.5-flash", conv.Reasoning{Effort: "low", Enabled: true}, `{"thinkingBudget":2048,"includeThoughts":true}`},
-		{"a budget stays a budget", conv.Anthropic, "gemini-3-pro", conv.Reasoning{BudgetTokens: 5000, Enabled: true}, `{"thinkingBudget":5000,"includeThoughts":true}`},
-		{"on without either is dynamic", conv.Anthropic, "gemini-2.5-pro", conv.Reasoning{Enabled: true}, `{"thinkingBudget":-1,"includeThoughts":true}`},
-		{"none is off", conv.Chat, "gemini-2.5-flash", conv.Reasoning{Effort: "none"}, `{"thinkingBudget":0}`},
-		{"none on Gemini 3 is its lowest level", conv.Chat, "gemini-3-flash", conv.Reasoning{Effort: "none"}, `{"thinkingLevel":"minimal"}`},
-		{"a Gemini client's includeThoughts is its own", conv.Gemini, "gemini-2.5-pro", conv.Reasoning{Enabled: true}, `{"thinkingBudget":-1}`},
-		{"summaries asked", conv.Gemini, "gemini-2.5-pro", conv.Reasoning{Enabled: true, Summary: "auto"}, `{"thinkingBudget":-1,"includeThoughts":true}`},
+		{"nothing asked", chat.Protocol, "gemini-2.5-pro", conv.Reasoning{}, ``},
+		{"effort to Gemini 3 is a level", chat.Protocol, "gemini-3-pro-preview", conv.Reasoning{Effort: "medium", Enabled: true}, `{"thinkingLevel":"medium","includeThoughts":true}`},
+		{"xhigh folds into high", responses.Protocol, "gemini-3-flash", conv.Reasoning{Effort: "xhigh", Enabled: true}, `{"thinkingLevel":"high","includeThoughts":true}`},
+		{"effort to 2.5 is a budget", chat.Protocol, "gemini-2.5-flash", conv.Reasoning{Effort: "low", Enabled: true}, `{"thinkingBudget":2048,"includeThoughts":true}`},
+		{"a budget stays a budget", anthropic.Protocol, "gemini-3-pro", conv.Reasoning{BudgetTokens: 5000, Enabled: true}, `{"thinkingBudget":5000,"includeThoughts":true}`},
+		{"on without either is dynamic", anthropic.Protocol, "gemini-2.5-pro", conv.Reasoning{Enabled: true}, `{"thinkingBudget":-1,"includeThoughts":true}`},
+		{"none is off", chat.Protocol, "gemini-2.5-flash", conv.Reasoning{Effort: "none"}, `{"thinkingBudget":0}`},
+		{"none on Gemini 3 is its lowest level", chat.Protocol, "gemini-3-flash", conv.Reasoning{Effort: "none"}, `{"thinkingLevel":"minimal"}`},
+		{"a Gemini client's includeThoughts is its own", Protocol, "gemini-2.5-pro", conv.Reasoning{Enabled: true}, `{"thinkingBudget":-1}`},
+		{"summaries asked", Protocol, "gemini-2.5-pro", conv.Reasoning{Enabled: true, Summary: "auto"}, `{"thinkingBudget":-1,"includeThoughts":true}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,7 +206,7 @@ func TestEncodeSignaturesFromStore(t *testing.T) {
 	s := NewSignatureStore(1<<20, time.Hour)
 	s.Put("conv-a", "toolu_1", "SIG1")
 	s.Put("conv-a", "toolu_2", "SIG2")
-	r := conv.Request{From: conv.Anthropic, Messages: []conv.Message{
+	r := conv.Request{From: anthropic.Protocol, Messages: []conv.Message{
 		{Role: conv.RoleAssistant, Parts: []conv.Part{
 			{Kind: conv.PartToolCall, CallID: "toolu_1", Name: "f", Args: `{}`},
 			{Kind: conv.PartToolCall, CallID: "toolu_2", Name: "f", Args: `{}`},

@@ -67,9 +67,9 @@ const cliTurnSame = `{
 // thinking off for a history of calls without signed thinking and sends
 // temperature without top_p.
 var roundTripConfig = map[conv.Protocol]string{
-	conv.Anthropic: `{"temperature":0,"maxOutputTokens":8192}`,
-	conv.Chat:      `{"temperature":0,"topP":1,"maxOutputTokens":8192,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`,
-	conv.Responses: `{"temperature":0,"topP":1,"maxOutputTokens":8192,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`,
+	anthropic.Protocol: `{"temperature":0,"maxOutputTokens":8192}`,
+	chat.Protocol:      `{"temperature":0,"topP":1,"maxOutputTokens":8192,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`,
+	responses.Protocol: `{"temperature":0,"topP":1,"maxOutputTokens":8192,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`,
 }
 
 // Gemini → conv → another protocol's body → conv → Gemini.

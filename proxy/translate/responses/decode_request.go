@@ -16,7 +16,7 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	if raw == nil {
 		return nil, fmt.Errorf("responses request: the body is not a JSON object")
 	}
-	r := &conv.Request{From: conv.Responses}
+	r := &conv.Request{From: Protocol}
 	if err := decodeScalars(raw, r); err != nil {
 		return nil, fmt.Errorf("responses request: %w", err)
 	}

@@ -113,7 +113,7 @@ func (codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 	if r == nil {
 		return nil, errors.New("responses: no request to encode")
 	}
-	own := r.From == conv.Responses
+	own := r.From == Protocol
 	w := wireRequest{
 		Model:              r.Model,
 		Instructions:       joinTexts(r.System),
@@ -165,7 +165,7 @@ func joinTexts(parts []conv.Part) string {
 // of other protocols so that thinking reaches them. A Responses client's
 // own settings go back as they were.
 func reasoningOf(r *conv.Request) *wireReasoning {
-	if r.From == conv.Responses {
+	if r.From == Protocol {
 		if r.Reasoning.Effort == "" && r.Reasoning.Summary == "" {
 			return nil
 		}
@@ -188,10 +188,11 @@ func reasoningOf(r *conv.Request) *wireReasoning {
 }
 
 // extraFor is the Extra members to write: all of a Responses client's, the
-// shared ones of a Chat client's, none of the codec's own notes.
+// shared ones of a client of another protocol of its family (Chat), none
+// of the codec's own notes.
 func extraFor(r *conv.Request) map[string]json.RawMessage {
-	switch r.From {
-	case conv.Responses:
+	switch {
+	case r.From == Protocol:
 		var out map[string]json.RawMessage
 		for k, v := range r.Extra {
 			if strings.HasPrefix(k, privateExtraPrefix) {
@@ -203,7 +204,7 @@ func extraFor(r *conv.Request) map[string]json.RawMessage {
 			out[k] = v
 		}
 		return out
-	case conv.Chat:
+	case conv.SameFamily(r.From, Protocol):
 		var out map[string]json.RawMessage
 		for _, k := range conv.SharedOpenAI {
 			if v, ok := r.Extra[k]; ok {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
@@ -64,7 +66,7 @@ const codexBody = `{
 func codexWant() *conv.Request {
 	text := func(s string) conv.Part { return conv.Part{Kind: conv.PartText, Text: s} }
 	return &conv.Request{
-		From:   conv.Responses,
+		From:   Protocol,
 		Model:  "gpt-5.1-codex",
 		Stream: true,
 		System: []conv.Part{
@@ -143,7 +145,7 @@ func TestDecodeRequest(t *testing.T) {
 	}{{
 		name: "string input and OpenAI SDK defaults",
 		body: `{"model":"gpt-5-mini","input":"Say hi","temperature":0,"top_p":0,"max_output_tokens":256,"user":"u-1","metadata":{"app":"x"}}`,
-		want: &conv.Request{From: conv.Responses, Model: "gpt-5-mini",
+		want: &conv.Request{From: Protocol, Model: "gpt-5-mini",
 			Messages:    []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("Say hi")}}},
 			Temperature: ptr(0.0), TopP: ptr(0.0), MaxTokens: ptr[int64](256), User: "u-1",
 			Extra: map[string]json.RawMessage{"metadata": json.RawMessage(`{"app":"x"}`)}},
@@ -156,7 +158,7 @@ func TestDecodeRequest(t *testing.T) {
 			{"type":"message","role":"assistant","content":[{"type":"output_text","text":"4"}]},
 			{"role":"user","content":[{"type":"input_text","text":"and 3+3?"}]}],
 			"reasoning":{"effort":"high"}}`,
-		want: &conv.Request{From: conv.Responses, Model: "claude-sonnet-4-5",
+		want: &conv.Request{From: Protocol, Model: "claude-sonnet-4-5",
 			Messages: []conv.Message{
 				{Role: conv.RoleUser, Parts: []conv.Part{text("what is 2+2?")}},
 				{Role: conv.RoleAssistant, Parts: []conv.Part{
@@ -178,7 +180,7 @@ func TestDecodeRequest(t *testing.T) {
 			{"role":"system","content":"Later rule."},
 			{"type":"item_reference","id":"msg_old"}],
 			"reasoning":{"effort":"none","summary":"concise"},"tool_choice":"none","previous_response_id":"resp_prev"}`,
-		want: &conv.Request{From: conv.Responses,
+		want: &conv.Request{From: Protocol,
 			System: []conv.Part{text("Be brief."), text("Use tools.")},
 			Messages: []conv.Message{
 				{Role: conv.RoleUser, Parts: []conv.Part{text("hi"),
@@ -198,7 +200,7 @@ func TestDecodeRequest(t *testing.T) {
 		name: "named custom tool choice, empty messages and empty reasoning left out",
 		body: `{"input":[{"role":"user","content":""},{"role":"user","content":[]},{"type":"reasoning","summary":[]},{"role":"user","content":"go"}],
 			"tools":[{"type":"custom","name":"apply_patch"},{"type":"function","name":"f"},{"type":"local_shell"}],"tool_choice":{"type":"custom","name":"apply_patch"}}`,
-		want: &conv.Request{From: conv.Responses,
+		want: &conv.Request{From: Protocol,
 			Messages: []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("go")}}},
 			Tools: []conv.Tool{
 				{Kind: conv.ToolCustom, Name: "apply_patch", Schema: conv.CustomSchema},
@@ -209,7 +211,7 @@ func TestDecodeRequest(t *testing.T) {
 	}, {
 		name: "allowed_tools keeps its mode; a hosted choice is dropped",
 		body: `{"input":"x","tool_choice":{"type":"allowed_tools","mode":"required","tools":[{"type":"function","name":"f"}]}}`,
-		want: &conv.Request{From: conv.Responses,
+		want: &conv.Request{From: Protocol,
 			Messages:   []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("x")}}},
 			ToolChoice: conv.ToolChoice{Mode: conv.ChoiceAny},
 			Dropped:    []string{"tool_choice allowed_tools"}},
@@ -254,7 +256,7 @@ func TestEncodeRequest(t *testing.T) {
 		want string
 	}{{
 		name: "from Anthropic: signatures stay behind, strict defaults to false, budget becomes an effort",
-		req: &conv.Request{From: conv.Anthropic, Model: "gpt-5.1", Stream: true,
+		req: &conv.Request{From: anthropic.Protocol, Model: "gpt-5.1", Stream: true,
 			System: []conv.Part{text("You are Claude Code."), text("Be concise.")},
 			Messages: []conv.Message{
 				{Role: conv.RoleUser, Parts: []conv.Part{text("look"), {Kind: conv.PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
@@ -322,7 +324,7 @@ func TestEncodeRequest(t *testing.T) {
 		}`,
 	}, {
 		name: "from Chat: shared members cross (its store wins), no tools means no tool_choice, xhigh becomes high",
-		req: &conv.Request{From: conv.Chat, Model: "gpt-5",
+		req: &conv.Request{From: chat.Protocol, Model: "gpt-5",
 			Messages:          []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("hi")}}},
 			ToolChoice:        conv.ToolChoice{Mode: conv.ChoiceAuto},
 			ParallelToolCalls: ptr(true),
@@ -339,13 +341,13 @@ func TestEncodeRequest(t *testing.T) {
 			"include":["reasoning.encrypted_content"],"store":true,"metadata":{"a":"b"},"seed":7}`,
 	}, {
 		name: "from Chat: effort none is passed on; no reasoning means no include",
-		req: &conv.Request{From: conv.Chat, Model: "gpt-5.1",
+		req: &conv.Request{From: chat.Protocol, Model: "gpt-5.1",
 			Messages:  []conv.Message{{Role: conv.RoleUser, Parts: []conv.Part{text("hi")}}},
 			Reasoning: conv.Reasoning{Effort: "none"}},
 		want: `{"model":"gpt-5.1","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],"reasoning":{"effort":"none"},"store":false}`,
 	}, {
 		name: "from Responses: namespaces and custom tools given back, its own members as they were",
-		req: &conv.Request{From: conv.Responses, Model: "gpt-5.1-codex",
+		req: &conv.Request{From: Protocol, Model: "gpt-5.1-codex",
 			Messages: []conv.Message{
 				{Role: conv.RoleUser, Parts: []conv.Part{text("go")}},
 				{Role: conv.RoleAssistant, Parts: []conv.Part{
@@ -391,7 +393,7 @@ func TestEncodeRequest(t *testing.T) {
 			"store":false,"include":["reasoning.encrypted_content"]}`,
 	}, {
 		name: "namespaced tools go flat to a request from another protocol",
-		req: &conv.Request{From: conv.Anthropic, Model: "m",
+		req: &conv.Request{From: anthropic.Protocol, Model: "m",
 			Messages: []conv.Message{{Role: conv.RoleAssistant, Parts: []conv.Part{{Kind: conv.PartToolCall, CallID: "c", Name: "ns__f", Args: ""}}}},
 			Tools:    []conv.Tool{{Kind: conv.ToolFunction, Name: "ns__f", Namespace: "ns", Schema: conv.EmptySchema}},
 		},
@@ -451,7 +453,7 @@ func TestRequestRoundTripFromOtherProtocols(t *testing.T) {
 		{Role: conv.RoleSystem, Parts: []conv.Part{text("be nice")}},
 	}
 	tools := []conv.Tool{{Kind: conv.ToolFunction, Name: "Bash", Description: "Runs bash", Schema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)}}
-	r := &conv.Request{From: conv.Anthropic, Model: "gpt-5", System: []conv.Part{text("sys")}, Messages: msgs, Tools: tools,
+	r := &conv.Request{From: anthropic.Protocol, Model: "gpt-5", System: []conv.Part{text("sys")}, Messages: msgs, Tools: tools,
 		ToolChoice: conv.ToolChoice{Mode: conv.ChoiceAny}, MaxTokens: ptr[int64](100), Temperature: ptr(0.5),
 		Reasoning: conv.Reasoning{Effort: "low", Enabled: true}, User: "u"}
 	body, err := Codec.EncodeRequest(r)
@@ -462,7 +464,7 @@ func TestRequestRoundTripFromOtherProtocols(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &conv.Request{From: conv.Responses, Model: "gpt-5", System: r.System, Messages: msgs,
+	want := &conv.Request{From: Protocol, Model: "gpt-5", System: r.System, Messages: msgs,
 		Tools:      []conv.Tool{{Kind: conv.ToolFunction, Name: "Bash", Description: "Runs bash", Schema: tools[0].Schema, Strict: ptr(false)}},
 		ToolChoice: r.ToolChoice, MaxTokens: r.MaxTokens, Temperature: r.Temperature,
 		Reasoning: conv.Reasoning{Effort: "low", Summary: "auto", Enabled: true}, User: "u",

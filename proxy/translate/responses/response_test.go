@@ -80,7 +80,7 @@ func TestDecodeResponseErrors(t *testing.T) {
 // codexClient is a Responses client's request with a custom tool and a
 // namespace, as the response encoders look tools up in it.
 func codexClient() *conv.Request {
-	return &conv.Request{From: conv.Responses, Model: "gpt-5.1-codex", Tools: []conv.Tool{
+	return &conv.Request{From: Protocol, Model: "gpt-5.1-codex", Tools: []conv.Tool{
 		{Kind: conv.ToolFunction, Name: "exec_command", Schema: conv.EmptySchema},
 		{Kind: conv.ToolCustom, Name: "apply_patch", Schema: conv.CustomSchema},
 		{Kind: conv.ToolFunction, Name: "mcp__docs__read", Namespace: "mcp__docs", Schema: conv.EmptySchema},
@@ -121,7 +121,7 @@ func TestEncodeResponse(t *testing.T) {
 		resp: &conv.Response{Model: "gpt-5",
 			Parts: []conv.Part{{Kind: conv.PartReasoning, Text: "hm", Encrypted: "gAAA", ItemID: "rs_up"}, {Kind: conv.PartText, Text: "Partial"}},
 			Stop:  conv.StopMaxTokens, Usage: conv.Usage{Input: 5, Output: 16, Reasoning: 10}},
-		req: &conv.Request{From: conv.Responses, Model: "my-alias"},
+		req: &conv.Request{From: Protocol, Model: "my-alias"},
 		want: `{"id":"resp_tok","object":"response","created_at":1700000000,"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"model":"my-alias",
 			"output":[
 				{"id":"rs_up","type":"reasoning","summary":[{"type":"summary_text","text":"hm"}],"encrypted_content":"gAAA"},

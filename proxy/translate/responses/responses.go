@@ -33,7 +33,7 @@ var Codec conv.Codec = codec{}
 
 type codec struct{}
 
-func (codec) Protocol() conv.Protocol { return conv.Responses }
+func (codec) Protocol() conv.Protocol { return Protocol }
 
 // nsDescKey is the Request.Extra entry in which DecodeRequest keeps the
 // descriptions of the client's namespace tools (a JSON object, namespace

@@ -1,0 +1,214 @@
+package conv
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Spec is everything protocol-specific about one API family that the
+// proxy and the admin API need besides the codec: how its clients reach
+// ccmesh, how its upstreams are called and answer, and what its errors
+// look like. Each codec package exports its Spec; package translate lists
+// them in one table (Register), and the proxy and the app ask that table,
+// so adding a protocol is its package and one line there.
+type Spec struct {
+	Protocol Protocol
+	Codec    Codec
+	// Family names the breaker defaults profile of its requests
+	// (breaker.Profile's String) and the model list its clients are
+	// served on GET /v1/models: protocols of one family share both.
+	Family string
+
+	// Inbound lists the paths its clients post to; the first is also the
+	// path of a request to its upstreams unless UpstreamPath says more.
+	Inbound []string
+	// Route, when set, claims an inbound path Inbound does not list and
+	// reads the model and the stream flag from it (a protocol that names
+	// the model in the path, not the body).
+	Route func(path, rawQuery string) (Inbound, bool)
+	// UpstreamPath, when set, is the path and query of a request for
+	// model, streamed or not; nil is Inbound[0] with no query.
+	UpstreamPath func(model string, stream bool) (path, rawQuery string)
+	// Version is the version segment its upstream paths start with; a base
+	// URL that already ends in a version segment drops it
+	// (docs/BEHAVIOUR.md#endpoints).
+	Version string
+
+	// KeyHeader is the header its upstreams take the key in under the auth
+	// mode auto; "" is Authorization: Bearer.
+	KeyHeader string
+	// HeaderPrefix starts the request headers only its upstreams read
+	// (Anthropic-): a translated request to another protocol leaves them out.
+	HeaderPrefix string
+	// Headers are request headers its upstreams require, set when the
+	// client did not send them.
+	Headers map[string]string
+	// MarkerHeader is a request header only its clients send; it picks
+	// the error shape of a request whose path is not known yet.
+	MarkerHeader string
+
+	// EventKind decides what an SSE event of its streams is for the
+	// prelude hold; holding is true while the hold lasts (only errors and
+	// the end matter after it, so a decode may be skipped then).
+	EventKind func(name string, data []byte, holding bool) EventKind
+	// BodyUsage reads a non-streamed answer's usage.
+	BodyUsage func(body []byte) (Usage, bool)
+	// EventUsage reads the usage one SSE data payload carries.
+	EventUsage func(data []byte) (Usage, bool)
+	// UsageAsked, when set, reports whether a client's streamed request
+	// asks its upstream for usage; when it does not, ccmesh keeps the
+	// stream's text (StreamText) for an estimate.
+	UsageAsked func(body []byte) bool
+	// StreamText is the text one SSE data payload adds to the answer.
+	StreamText func(data []byte) string
+
+	// ErrorBody is a non-streamed error in its clients' shape.
+	ErrorBody func(status int, msg string) []byte
+	// StreamError is a complete SSE event that ends a started stream with msg.
+	StreamError func(msg string) []byte
+	// ErrorStatuses maps the error types and codes its upstreams put in
+	// stream error events to the status they stand for.
+	ErrorStatuses map[string]int
+
+	// SignedThinking: its upstreams verify thinking signatures, and may
+	// refuse thinking blocks another upstream produced.
+	SignedThinking bool
+	// RequiredMaxTokens is the output limit a request to it must carry,
+	// 0 when it may carry none.
+	RequiredMaxTokens int64
+
+	// ProbeModel is the model of the Test probe when the endpoint names
+	// none; Probe is the probe's path and body for model.
+	ProbeModel string
+	Probe      func(model string) (path string, body []byte)
+	// ModelsLimit is the query member and value that ask its model list
+	// for its largest page ("" when it takes none); ModelsAfter is the
+	// member that asks for the page after an id.
+	ModelsLimit  [2]string
+	ModelsAfter  string
+	ModelsAnswer func(ids []string) any // ccmesh's own GET /v1/models answer
+}
+
+// Inbound is what an inbound path says about its request.
+type Inbound struct {
+	// Model is the model the path names, "" when the body names it.
+	Model string
+	// Stream: the path asks for a stream; StreamSaid: the path says
+	// either way (the body's stream flag is then not read).
+	Stream, StreamSaid bool
+}
+
+// EventKind is what an SSE event is to the prelude hold.
+type EventKind uint8
+
+const (
+	EventPrelude  EventKind = iota // not content: held while the hold lasts
+	EventContent                   // content: releases the hold
+	EventError                     // an error the upstream reports in its stream
+	EventTerminal                  // the stream's last event
+)
+
+// registry is the table Register was given, in its order; families is
+// every declared protocol's Family.
+var (
+	registry []*Spec
+	byName   = map[Protocol]int{}
+	families = map[Protocol]string{}
+)
+
+// Declare records s's family; each codec package declares its Spec when
+// it is loaded, so that codecs can tell a protocol of their own family
+// from any other without the table (SameFamily).
+func Declare(s *Spec) { families[s.Protocol] = s.Family }
+
+// SameFamily reports whether protocols p and q are declared in one family.
+func SameFamily(p, q Protocol) bool {
+	f, ok := families[p]
+	return ok && f == families[q]
+}
+
+// Register sets the table of protocols, in the order the UI offers them.
+// Package translate calls it once, with every codec package's Spec; a
+// second call, a repeated protocol or a Spec without its codec panics.
+func Register(specs ...*Spec) []*Spec {
+	if registry != nil {
+		panic("conv: Register called twice")
+	}
+	for i, s := range specs {
+		if s.Codec == nil || s.Codec.Protocol() != s.Protocol {
+			panic(fmt.Sprintf("conv: spec %q does not carry its codec", s.Protocol))
+		}
+		if _, dup := byName[s.Protocol]; dup {
+			panic(fmt.Sprintf("conv: protocol %q registered twice", s.Protocol))
+		}
+		byName[s.Protocol] = i
+	}
+	registry = specs
+	return specs
+}
+
+// Specs is the table, in the order the UI offers it.
+func Specs() []*Spec { return registry }
+
+// Index is p's position in the table, or -1 for an unknown protocol.
+func (p Protocol) Index() int {
+	if i, ok := byName[p]; ok {
+		return i
+	}
+	return -1
+}
+
+// Valid reports whether p is in the table.
+func (p Protocol) Valid() bool { return p.Index() >= 0 }
+
+// Spec is p's entry in the table, nil for an unknown protocol.
+func (p Protocol) Spec() *Spec {
+	if i := p.Index(); i >= 0 {
+		return registry[i]
+	}
+	return nil
+}
+
+// Upstream is the path and query of a request to s's upstreams.
+func (s *Spec) Upstream(model string, stream bool) (path, rawQuery string) {
+	if s.UpstreamPath != nil {
+		return s.UpstreamPath(model, stream)
+	}
+	return s.Inbound[0], ""
+}
+
+// SpecOfRoute is the protocol an inbound path belongs to, and what the
+// path says about its request.
+func SpecOfRoute(path, rawQuery string) (*Spec, Inbound, bool) {
+	for _, s := range registry {
+		for _, p := range s.Inbound {
+			if p == path {
+				return s, Inbound{}, true
+			}
+		}
+	}
+	for _, s := range registry {
+		if s.Route != nil {
+			if in, ok := s.Route(path, rawQuery); ok {
+				return s, in, true
+			}
+		}
+	}
+	return nil, Inbound{}, false
+}
+
+// SpecOfHeader is the protocol whose marker header h carries, or the
+// table's first protocol without a marker: the shape of an error to a
+// request whose path names no protocol.
+func SpecOfHeader(h http.Header) *Spec {
+	var plain *Spec
+	for _, s := range registry {
+		switch {
+		case s.MarkerHeader != "" && h.Get(s.MarkerHeader) != "":
+			return s
+		case s.MarkerHeader == "" && plain == nil:
+			plain = s
+		}
+	}
+	return plain
+}

@@ -1,0 +1,126 @@
+package conv
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+)
+
+// This file holds what several protocols' Specs share: reading an SSE
+// event's type, finding a usage object, and the OpenAI error shape.
+
+// SSEType is an event's name, or when it has none the type its data
+// names; empty reports an event without name or data (a comment or a
+// keep-alive). Unreadable data names no type.
+func SSEType(name string, data []byte) (typ string, empty bool) {
+	if name != "" {
+		return name, false
+	}
+	if len(data) == 0 {
+		return "", true
+	}
+	var t struct{ Type string }
+	_ = json.Unmarshal(data, &t) // an unreadable event counts as content
+	return t.Type, false
+}
+
+var usageKey = []byte(`"usage"`)
+
+// UsageMember is the raw usage object of a body (its top-level usage) or,
+// for an event, of an SSE data payload: its usage, message.usage
+// (Anthropic's message_start) or response.usage (Responses'
+// response.completed), the first there is.
+func UsageMember(b []byte, event bool) (json.RawMessage, bool) {
+	if event && !bytes.Contains(b, usageKey) {
+		return nil, false
+	}
+	type inner struct {
+		Usage json.RawMessage `json:"usage"`
+	}
+	var doc struct {
+		Usage    json.RawMessage `json:"usage"`
+		Message  *inner          `json:"message"`
+		Response *inner          `json:"response"`
+	}
+	if json.Unmarshal(b, &doc) != nil {
+		return nil, false
+	}
+	found := []json.RawMessage{doc.Usage}
+	if event && doc.Message != nil {
+		found = append(found, doc.Message.Usage)
+	}
+	if event && doc.Response != nil {
+		found = append(found, doc.Response.Usage)
+	}
+	for _, u := range found {
+		if len(u) > 0 && string(u) != "null" {
+			return u, true
+		}
+	}
+	return nil, false
+}
+
+// OpenAIErrorBody is an error as the OpenAI APIs answer one, with ccmesh's
+// code for the status.
+func OpenAIErrorBody(status int, msg string) []byte {
+	typ, code := openAIErrorType(status)
+	b, _ := json.Marshal(openAIError{Error: openAIErrorInfo{Message: msg, Type: typ, Code: code}})
+	return b
+}
+
+// OpenAIStreamError ends a started Chat Completions stream: an error chunk
+// without an event name.
+func OpenAIStreamError(msg string) []byte {
+	b, _ := json.Marshal(openAIError{Error: openAIErrorInfo{Message: msg, Type: "server_error", Code: "upstream_error"}})
+	return append(append([]byte("data: "), b...), "\n\n"...)
+}
+
+type openAIError struct {
+	Error openAIErrorInfo `json:"error"`
+}
+
+type openAIErrorInfo struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    string  `json:"code"`
+}
+
+// openAIErrorType maps a status to OpenAI's type and a ccmesh code.
+func openAIErrorType(status int) (typ, code string) {
+	switch status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
+		return "invalid_request_error", "invalid_request"
+	case http.StatusUnauthorized:
+		return "invalid_request_error", "invalid_api_key"
+	case http.StatusForbidden:
+		return "invalid_request_error", "forbidden"
+	case http.StatusTooManyRequests:
+		return "rate_limit_exceeded", "rate_limit_exceeded"
+	case http.StatusPaymentRequired:
+		return "insufficient_quota", "insufficient_quota"
+	}
+	return "server_error", "upstream_unavailable"
+}
+
+// OpenAIErrorStatuses are the error types OpenAI's upstreams put in
+// stream error events, and the status each stands for.
+var OpenAIErrorStatuses = map[string]int{"rate_limit_exceeded": http.StatusTooManyRequests}
+
+// OpenAIModels is ccmesh's own GET /v1/models answer in OpenAI's shape.
+func OpenAIModels(ids []string) any {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: make([]model, 0, len(ids))}
+	for _, id := range ids {
+		list.Data = append(list.Data, model{ID: id, Object: "model", OwnedBy: "ccmesh"})
+	}
+	return list
+}
