@@ -17,6 +17,7 @@ var concernPackages = []string{
 	"backup",
 	"clients",
 	"desktop",
+	"metrics",
 	"platform",
 	"pricing",
 }
