@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,9 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"filippo.io/age"
-	"filippo.io/age/armor"
-
+	"github.com/ccmesh/ccmesh/app/backup"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -33,9 +30,9 @@ const passphraseHeader = "X-Ccmesh-Passphrase"
 
 // Codes of a file that cannot be read (422).
 const (
-	codePassphraseRequired = "passphrase_required"
-	codeBadPassphrase      = "bad_passphrase"
-	codeCorruptFile        = "corrupt_file"
+	codePassphraseRequired = backup.CodePassphraseRequired
+	codeBadPassphrase      = backup.CodeBadPassphrase
+	codeCorruptFile        = backup.CodeCorruptFile
 	codeNewerSchema        = "newer_schema"
 )
 
@@ -111,54 +108,20 @@ func readBackup(ctx context.Context, body []byte, passphrase string) (*backupFil
 	return f, nil
 }
 
-// openFile returns the plain bytes of a file: body itself unless it is an
-// age file (binary or armored), which must open with passphrase. Files
-// open one at a time (see scryptSlot).
+// openFile returns the plain bytes of a file (backup.Open): body itself
+// unless it is an age file, which must open with passphrase; what it
+// refuses is the admin API's 422.
 func openFile(ctx context.Context, body []byte, passphrase string) (plain []byte, encrypted bool, err error) {
-	var src io.Reader
-	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
-	case bytes.HasPrefix(body, []byte("age-encryption.org/")):
-		src = bytes.NewReader(body)
-	case bytes.HasPrefix(trimmed, []byte(armor.Header)):
-		src = armor.NewReader(bytes.NewReader(trimmed))
-	default:
-		return body, false, nil
+	plain, encrypted, err = backup.Open(ctx, body, passphrase, maxAdminBody)
+	return plain, encrypted, backupErr(err)
+}
+
+// backupErr is a refusal of app/backup as the admin API's error.
+func backupErr(err error) error {
+	if e, ok := errors.AsType[*backup.Error](err); ok {
+		return &apiError{Status: e.Status, Code: e.Code, Field: e.Field, Message: e.Message}
 	}
-	if passphrase == "" {
-		return nil, true, &apiError{Status: http.StatusUnprocessableEntity, Code: codePassphraseRequired, Field: "passphrase",
-			Message: "this file is encrypted: give the passphrase it was exported with"}
-	}
-	id, err := age.NewScryptIdentity(passphrase)
-	if err != nil {
-		return nil, true, err
-	}
-	id.SetMaxWorkFactor(maxScryptWorkFactor)
-	release, err := takeScryptSlot(ctx)
-	if err != nil {
-		return nil, true, err
-	}
-	r, err := age.Decrypt(src, id)
-	if err == nil {
-		plain, err = io.ReadAll(io.LimitReader(r, maxAdminBody+1))
-		if err == nil && len(plain) > maxAdminBody {
-			err = fmt.Errorf("it holds more than %d bytes", maxAdminBody)
-		}
-	}
-	release()
-	var nomatch *age.NoIdentityMatchError
-	switch {
-	case err == nil:
-		return plain, true, nil
-	case errors.As(err, &nomatch) && !slices.Contains(nomatch.StanzaTypes, "scrypt"):
-		return nil, true, &apiError{Status: http.StatusUnprocessableEntity, Code: codeBadPassphrase, Field: "passphrase",
-			Message: "this age file is encrypted to a key, not a passphrase: ccmesh cannot open it"}
-	case errors.As(err, &nomatch):
-		return nil, true, &apiError{Status: http.StatusUnprocessableEntity, Code: codeBadPassphrase, Field: "passphrase",
-			Message: "wrong passphrase: this file does not open with it; nothing was changed"}
-	default:
-		return nil, true, &apiError{Status: http.StatusUnprocessableEntity, Code: codeCorruptFile,
-			Message: fmt.Sprintf("the file is damaged or incomplete, so nothing was changed (%v)", err)}
-	}
+	return err
 }
 
 // parseBackup decodes a plain export file, refusing one from a newer

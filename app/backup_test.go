@@ -2,9 +2,7 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,13 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/backup"
 	"github.com/ccmesh/ccmesh/store"
 )
 
 func init() {
 	// Tests encrypt and decrypt often, under -race: age's default work
 	// factor takes seconds there. The format is the same at any factor.
-	scryptWorkFactor = 10
+	backup.ScryptWorkFactor = 10
 }
 
 // withPassphrase sets the import routes' passphrase header as the UI does.
@@ -256,10 +255,10 @@ func TestImportRefusesCostlyScrypt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, factor := range []int{maxScryptWorkFactor + 1, 22} {
+	for _, factor := range []int{backup.MaxScryptWorkFactor + 1, 22} {
 		t.Run(fmt.Sprint(factor), func(t *testing.T) {
 			// The stanza line is "-> scrypt <salt> <factor>".
-			crafted := bytes.Replace(sealed, []byte(fmt.Sprintf(" %d\n", scryptWorkFactor)), []byte(fmt.Sprintf(" %d\n", factor)), 1)
+			crafted := bytes.Replace(sealed, []byte(fmt.Sprintf(" %d\n", backup.ScryptWorkFactor)), []byte(fmt.Sprintf(" %d\n", factor)), 1)
 			if bytes.Equal(crafted, sealed) {
 				t.Fatal("no work factor in the header")
 			}
@@ -269,36 +268,8 @@ func TestImportRefusesCostlyScrypt(t *testing.T) {
 			}
 		})
 	}
-	if maxScryptWorkFactor != defaultScryptWorkFactor+1 {
-		t.Errorf("maxScryptWorkFactor = %d, want the written %d and one step", maxScryptWorkFactor, defaultScryptWorkFactor)
-	}
-}
-
-// Files are opened one at a time: while another holds the scrypt slot,
-// an open waits for it, and gives up when its request ends, having done
-// no work.
-func TestOpenFileWaitsForTheScryptSlot(t *testing.T) {
-	const pass = "correct horse battery"
-	sealed, err := seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	release, err := takeScryptSlot(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	_, _, err = openFile(ctx, sealed, pass)
-	release()
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("open while the slot is held, its context ended: %v, want context.Canceled", err)
-	}
-	if _, err := seal(ctx, []byte("{}"), pass); !errors.Is(err, context.Canceled) {
-		t.Errorf("seal with its context ended: %v, want context.Canceled", err)
-	}
-	if _, _, err := openFile(t.Context(), sealed, pass); err != nil {
-		t.Errorf("open with the slot free: %v", err)
+	if backup.MaxScryptWorkFactor != backup.DefaultScryptWorkFactor+1 {
+		t.Errorf("maxScryptWorkFactor = %d, want the written %d and one step", backup.MaxScryptWorkFactor, backup.DefaultScryptWorkFactor)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/desktop"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -296,8 +297,7 @@ func (a *App) notifyLowBalance(e store.Endpoint, r balance.Reading) {
 	if n == nil || !a.state.Load().Settings.Notifications {
 		return
 	}
-	w := trayTextOf(a.state.Load().Settings.Language)
-	title, body := fmt.Sprintf(w.lowTitle, e.Name), fmt.Sprintf(w.low, balanceWords(r))
+	title, body := desktop.LowBalanceNotice(a.state.Load().Settings.Language, e.Name, balanceWords(r))
 	go func() {
 		if err := (*n)(title, body); err != nil {
 			a.log.Debug().Err(err).Msg("desktop notification not shown")

@@ -8,11 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime"
 	"time"
 
-	"filippo.io/age"
-
+	"github.com/ccmesh/ccmesh/app/backup"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -43,47 +41,6 @@ type ExportRequest struct {
 	Keys bool `json:"keys"`
 	// Passphrase encrypts the file; required with keys.
 	Passphrase string `json:"passphrase"`
-}
-
-// minPassphrase is the shortest passphrase ccmesh encrypts with: the file
-// may sit on someone else's server, and scrypt only slows a guess down.
-const minPassphrase = 8
-
-// defaultScryptWorkFactor is log2 of the scrypt cost of a new encrypted
-// file: age's own default (about a second, and 256 MiB of memory).
-const defaultScryptWorkFactor = 18
-
-// scryptWorkFactor is the factor seal writes with. Tests lower it.
-var scryptWorkFactor = defaultScryptWorkFactor
-
-// maxScryptWorkFactor bounds the cost of opening a file, which says its
-// own: the factor ccmesh writes and one step more (512 MiB). age's own
-// bound, 2²², let a 266-byte crafted file take 4 GiB and 15 s.
-const maxScryptWorkFactor = defaultScryptWorkFactor + 1
-
-// scryptSlot lets one scrypt run at a time, opening or sealing a file:
-// each takes up to 512 MiB of memory, so parallel ones would add up.
-var scryptSlot = make(chan struct{}, 1)
-
-// takeScryptSlot waits for the slot, or for ctx to end (the client left);
-// release gives it back.
-func takeScryptSlot(ctx context.Context) (release func(), err error) {
-	if err := ctx.Err(); err != nil { // select would pick a free slot as readily
-		return nil, fmt.Errorf("encrypt or decrypt a file: %w", err)
-	}
-	select {
-	case scryptSlot <- struct{}{}:
-		return func() {
-			// The scrypt's buffer is garbage now; collected before the next
-			// one starts, its memory serves that one too rather than the heap
-			// growing to two of them (measured: 1.07 GB for three files at
-			// 2^19 without this, 0.54 GB with it).
-			runtime.GC()
-			<-scryptSlot
-		}, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("wait for another file to be encrypted or decrypted: %w", ctx.Err())
-	}
 }
 
 // exportOf is the export document of st, with or without keys.
@@ -194,39 +151,16 @@ func (a *App) exportFile(w http.ResponseWriter, r *http.Request) error {
 
 // checkNewPassphrase checks a passphrase that will encrypt files.
 func checkNewPassphrase(field, p string) *apiError {
-	if n := len([]rune(p)); n < minPassphrase {
+	if n := len([]rune(p)); n < backup.MinPassphrase {
 		return &apiError{Status: http.StatusUnprocessableEntity, Code: "short_passphrase", Field: field,
-			Message: fmt.Sprintf("the passphrase must be at least %d characters long, not %d", minPassphrase, n)}
+			Message: fmt.Sprintf("the passphrase must be at least %d characters long, not %d", backup.MinPassphrase, n)}
 	}
 	return nil
 }
 
-// seal encrypts plain for the passphrase: an age file with one scrypt
-// recipient, which authenticates every chunk, so a cut or damaged file
-// fails to open rather than open as less.
+// seal encrypts plain for the passphrase (backup.Seal).
 func seal(ctx context.Context, plain []byte, passphrase string) ([]byte, error) {
-	rcpt, err := age.NewScryptRecipient(passphrase)
-	if err != nil {
-		return nil, fmt.Errorf("encrypt the export: %w", err)
-	}
-	rcpt.SetWorkFactor(scryptWorkFactor)
-	release, err := takeScryptSlot(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("encrypt the export: %w", err)
-	}
-	var out bytes.Buffer
-	w, err := age.Encrypt(&out, rcpt) // the scrypt runs here
-	release()
-	if err != nil {
-		return nil, fmt.Errorf("encrypt the export: %w", err)
-	}
-	if _, err := w.Write(plain); err != nil {
-		return nil, fmt.Errorf("encrypt the export: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("encrypt the export: %w", err)
-	}
-	return out.Bytes(), nil
+	return backup.Seal(ctx, plain, passphrase)
 }
 
 func patchOf(e store.Endpoint) store.EndpointPatch { return store.PatchOf(e) }

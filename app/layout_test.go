@@ -14,7 +14,10 @@ import (
 // (docs/ARCHITECTURE.md): each declares the small ports it needs from the
 // app and never imports it, under any build tag.
 var concernPackages = []string{
+	"backup",
 	"clients",
+	"desktop",
+	"metrics",
 	"platform",
 	"pricing",
 }

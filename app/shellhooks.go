@@ -1,14 +1,14 @@
 package app
 
 import (
-	"fmt"
 	"net/http"
 
+	"github.com/ccmesh/ccmesh/app/desktop"
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
-// The desktop shell (desktop.go, build tag desktop) hands the App its
-// window and its notifier; what uses them is here, untagged, so the
+// The desktop shell (app/desktop) hands the App its window and its
+// notifier; what uses them is here, untagged, so the
 // headless build serves the same routes and answers them without a window.
 
 // showWindowHandler is POST /api/window/show: how a second launch on the
@@ -41,13 +41,5 @@ func (a *App) notifyTransition(t breaker.Transition) {
 // in the UI's language and words (the tray's); the lazy Open → HalfOpen
 // step is not worth one.
 func (a *App) transitionNotice(t breaker.Transition) (title, body string, ok bool) {
-	name := a.endpointName(t.ID)
-	w := trayTextOf(a.state.Load().Settings.Language)
-	switch {
-	case t.To == breaker.Open:
-		return fmt.Sprintf(w.openedTitle, name), fmt.Sprintf(w.opened, wordOf(w.reasons, t.Reason.String())), true
-	case t.To == breaker.Closed && t.From != breaker.Closed:
-		return fmt.Sprintf(w.closedTitle, name), w.closed, true
-	}
-	return "", "", false
+	return desktop.TransitionNotice(a.state.Load().Settings.Language, a.endpointName(t.ID), t)
 }

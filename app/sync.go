@@ -319,13 +319,13 @@ func (s *syncRun) localChanged(st *State, hash string) bool {
 // remoteChanged says whether the remote file differs from what the last
 // sync left (any file does when there was none).
 func (s *syncRun) remoteChanged() bool {
-	return s.remote != nil && bytesHash(s.remote.data) != s.last.RemoteHash
+	return s.remote != nil && bytesHash(s.remote.Data) != s.last.RemoteHash
 }
 
 // openRemote decrypts and parses the remote file, with errors that say it
 // is the sync file.
 func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error) {
-	plain, _, err := openFile(ctx, s.remote.data, s.cfg.Passphrase)
+	plain, _, err := openFile(ctx, s.remote.Data, s.cfg.Passphrase)
 	var f *backupFile
 	if err == nil {
 		f, err = parseBackup(plain)
@@ -359,7 +359,7 @@ func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error
 // done records what the sync left and answers it.
 func (s *syncRun) done(ctx context.Context, action, localHash string, remote *davFile) (*SyncResult, error) {
 	st := store.SyncState{At: time.Now().UTC(), Action: action, LocalHash: localHash,
-		RemoteHash: bytesHash(remote.data), RemoteETag: remote.etag, RemoteModified: remote.modified}
+		RemoteHash: bytesHash(remote.Data), RemoteETag: remote.ETag, RemoteModified: remote.Modified}
 	if action == "none" {
 		st.Action = s.last.Action
 	}
@@ -386,7 +386,7 @@ func (s *syncRun) conflict(st *State, localChanged bool, doc *exportDoc) *SyncRe
 	local.ModifiedAt = timePtr(newest)
 	remote := &SyncSide{Changed: s.remoteChanged()}
 	if s.remote != nil { // nil: removed during a push
-		remote.ModifiedAt = timePtr(s.remote.modified)
+		remote.ModifiedAt = timePtr(s.remote.Modified)
 	}
 	if doc != nil {
 		remote.ExportedAt, remote.Endpoints = timePtr(doc.ExportedAt), len(doc.Endpoints)
@@ -437,8 +437,8 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	pushed := &davFile{data: data}
-	pushed.etag, pushed.modified = s.d.stat()
+	pushed := &davFile{Data: data}
+	pushed.ETag, pushed.Modified = s.d.stat()
 	s.a.log.Info().Str("url", s.cfg.URL).Msg("sync: pushed")
 	return s.done(ctx, "push", local, pushed)
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ccmesh/ccmesh/app/backup"
 )
 
 // A 207 that lists no 200 propstat for the sync file (only a 404 one, or
@@ -68,7 +70,7 @@ func TestAdminHandlerPanicIsRecovered(t *testing.T) {
 		inWindow  bool
 		logSays   string
 	}{
-		{"nil dereference in the window", func() { var f *davFile; _ = f.etag }, true, "nil pointer dereference"},
+		{"nil dereference in the window", func() { var f *davFile; _ = f.ETag }, true, "nil pointer dereference"},
 		{"a value holding a key", func() { panic("key " + secretKey) }, true, "string"},
 		{"on the listener", func() { _ = strings.Fields("one")[len(secretKey)] }, false, "index out of range"},
 	}
@@ -125,7 +127,7 @@ func TestSyncCapsWhatItReads(t *testing.T) {
 	}{
 		{"a streamed file", "GET", func(w http.ResponseWriter) {
 			w.WriteHeader(200)
-			stream(w, maxSyncFile+(1<<20))
+			stream(w, int(backup.MaxFile(maxAdminBody))+(1<<20))
 		}, "larger than 4 MiB"},
 		{"a file that says its length", "GET", func(w http.ResponseWriter) {
 			w.Header().Set("Content-Length", strconv.Itoa(3<<30))
@@ -136,7 +138,7 @@ func TestSyncCapsWhatItReads(t *testing.T) {
 			w.WriteHeader(http.StatusMultiStatus)
 			io.WriteString(w, `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/dav/ccmesh/`+
 				syncFileName+`</d:href><d:propstat><d:prop><d:displayname>`)
-			stream(w, 4*maxDAVAnswer)
+			stream(w, 4*backup.MaxAnswer)
 			io.WriteString(w, `</d:displayname></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>`)
 		}, "answered PROPFIND with more than 64 KiB"},
 	}

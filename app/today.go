@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/desktop"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -19,12 +20,8 @@ type todayTotals struct {
 	sum today
 }
 
-// today is what todayTotals holds for one day.
-type today struct {
-	Requests int64
-	USD      float64
-	Unpriced int64 // attempts with usage but no price: their cost is unknown
-}
+// today is what todayTotals holds for one day, in the tray's shape.
+type today = desktop.Today
 
 func midnight(t time.Time) time.Time {
 	t = t.In(time.Local)

@@ -1,241 +1,68 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/desktop"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// The tray's look is computed here, without GTK, so it is tested in the
-// plain build; tray.go (desktop tag) only draws it.
+// The tray's look is app/desktop's (desktop.View, tested in the plain
+// build); the app gathers what it shows.
+
+// The tray's types and constants, under the names the rest of the app uses.
+type (
+	TrayView   = desktop.TrayView
+	TrayLabels = desktop.TrayLabels
+)
 
 // Overall health, which picks the tray icon's colour (docs/BEHAVIOUR.md#tray).
 const (
-	HealthAll    = "all"    // every enabled endpoint healthy: green
-	HealthSome   = "some"   // some unhealthy or recovering: amber
-	HealthNone   = "none"   // none healthy (or none enabled): red
-	HealthPaused = "paused" // proxy paused: grey
+	HealthAll    = desktop.HealthAll
+	HealthSome   = desktop.HealthSome
+	HealthNone   = desktop.HealthNone
+	HealthPaused = desktop.HealthPaused
 )
 
 // TrayPauseFor is how long the tray's "Pause for 15 minutes" pauses.
-const TrayPauseFor = 15 * time.Minute
+const TrayPauseFor = desktop.TrayPauseFor
 
 // TrayBreakerLines is how many of the latest breaker changes the tray shows.
-const TrayBreakerLines = 3
+const TrayBreakerLines = desktop.TrayBreakerLines
 
-// TrayLabels are the tray menu's fixed words in the UI's language.
-type TrayLabels struct {
-	Open, Pause, PauseFor, Resume, Copy, Quit string
-}
-
-// TrayView is everything the tray shows at one moment.
-type TrayView struct {
-	Labels TrayLabels
-	// Status is "127.0.0.1:3457 · 2/3 healthy · 12 requests, $0.05 today".
-	Status  string
-	Overall string // one of the Health* constants
-	Paused  bool
-	// PauseItem is the pause item's label: Pause, or Resume with the time a
-	// timed pause ends. "Pause for 15 minutes" is offered while not paused.
-	PauseItem string
-	// Breaker holds the latest breaker changes in words, newest first; an
-	// empty line is not shown.
-	Breaker [TrayBreakerLines]string
-	// Update is "Update available: v1.4.0 — notes" when the update check
-	// found a newer release (docs/BEHAVIOUR.md#update-check), else "";
-	// UpdateURL is its release page, which the line opens.
-	Update, UpdateURL string
-}
-
-// trayText is one language's words for the tray.
-type trayText struct {
-	labels   TrayLabels
-	resumeAt string // the pause item during a timed pause; %s is the time
-	healthy  string
-	// today words today's requests and cost; %d requests, %s the cost.
-	today, todayOne string
-	// noPrice stands for the cost when none of today's priced requests
-	// had a price, as the UI says it (frontend/src/i18n: noPrice).
-	noPrice string
-	// A breaker change: %s the time, the endpoint, the transition.
-	change string
-	why    string // the reason after a transition; %s the reason
-	day    string // time.Format layout of a change's day, when not today
-	// The API's closed sets in words, as the UI says them (frontend/src/i18n).
-	states, reasons, causes map[string]string
-	// Desktop notifications of a breaker opening (%s the endpoint, then
-	// the reason) and closing (%s the endpoint).
-	openedTitle, opened, closedTitle, closed string
-	// The lowest balance on the status line (%s the amount, the
-	// endpoint), and the notification of one going under its threshold
-	// (%s the endpoint, then the amount).
-	lowest, lowTitle, low string
-	// A newer release: %s the version, then (in updateNotes) its notes.
-	update, updateNotes string
-}
-
-var trayWords = map[string]trayText{
-	"en": {
-		labels: TrayLabels{Open: "Open ccmesh", Pause: "Pause proxy", PauseFor: "Pause for 15 minutes",
-			Resume: "Resume proxy", Copy: "Copy Claude Code setup", Quit: "Quit"},
-		resumeAt: "Resume proxy (paused until %s)",
-		healthy:  "healthy",
-		today:    "%d requests, %s today",
-		todayOne: "%d request, %s today",
-		noPrice:  "no price",
-		change:   "%s %s: %s",
-		why:      " (%s)",
-		day:      "Jan 2",
-		states:   map[string]string{"closed": "closed", "open": "open", "half_open": "half-open"},
-		reasons: map[string]string{"broken": "broken", "rate_limited": "rate limited",
-			"quota_exhausted": "quota exhausted", "manual": "forced open"},
-		causes:      map[string]string{"force_open": "forced open", "force_close": "forced closed"},
-		openedTitle: "ccmesh: %s is unhealthy", opened: "Its circuit breaker opened (%s); requests go to the other endpoints.",
-		closedTitle: "ccmesh: %s is healthy again", closed: "Its circuit breaker closed.",
-		lowest:   "lowest %s (%s)",
-		lowTitle: "ccmesh: %s is running low", low: "%s left: top it up before requests fail.",
-		update: "Update available: %s", updateNotes: " — %s",
-	},
-	"zh-CN": {
-		labels: TrayLabels{Open: "打开 ccmesh", Pause: "暂停代理", PauseFor: "暂停 15 分钟",
-			Resume: "恢复代理", Copy: "复制 Claude Code 配置", Quit: "退出"},
-		resumeAt: "恢复代理（暂停至 %s）",
-		healthy:  "健康",
-		today:    "今日 %d 次请求，%s",
-		todayOne: "今日 %d 次请求，%s",
-		noPrice:  "无价格",
-		change:   "%s %s：%s",
-		why:      "（%s）",
-		day:      "1月2日",
-		states:   map[string]string{"closed": "闭合", "open": "熔断", "half_open": "半开"},
-		reasons: map[string]string{"broken": "故障", "rate_limited": "限流",
-			"quota_exhausted": "额度耗尽", "manual": "手动熔断"},
-		causes:      map[string]string{"force_open": "手动熔断", "force_close": "手动恢复"},
-		openedTitle: "ccmesh：%s 已熔断", opened: "熔断器已打开（%s）；请求改走其他端点。",
-		closedTitle: "ccmesh：%s 已恢复健康", closed: "熔断器已关闭。",
-		lowest:   "最低余额 %s（%s）",
-		lowTitle: "ccmesh：%s 余额不足", low: "剩余 %s：请在请求失败前充值。",
-		update: "有可用更新：%s", updateNotes: " — %s",
-	},
-}
-
-func trayTextOf(lang string) trayText {
-	if w, ok := trayWords[lang]; ok {
-		return w
-	}
-	return trayWords["en"]
-}
+// TrayIcon returns a 32×32 PNG: a filled disc in the colour of overall.
+func TrayIcon(overall string) []byte { return desktop.TrayIcon(overall) }
 
 // TrayView computes the tray's state from health, today's totals, the
 // latest breaker changes, the pause and the settings.
 func (a *App) TrayView() TrayView { return a.trayView(time.Now()) }
 
 func (a *App) trayView(now time.Time) TrayView {
-	lang := a.state.Load().Settings.Language
-	w := trayTextOf(lang)
-	// The status line counts every endpoint, as the UI's header does
-	// (docs/BEHAVIOUR.md#tray: healthy/total); the colour judges only the enabled ones.
+	f := desktop.Facts{Lang: a.state.Load().Settings.Language, Listen: a.opts.Listen,
+		Today: a.today.get(now), Recent: a.recent.get(), Now: now}
 	hs := a.Health()
-	healthy, enabled := 0, 0
+	f.Total = len(hs)
 	for _, h := range hs {
 		if h.Status != "disabled" {
-			enabled++
+			f.Enabled++
 		}
 		if h.Status == "healthy" {
-			healthy++
+			f.Healthy++
 		}
 	}
 	pause := a.pause.load()
-	v := TrayView{Labels: w.labels, Paused: pause.on, PauseItem: w.labels.Pause}
-	v.Status = fmt.Sprintf("%s · %d/%d %s · %s", a.opts.Listen, healthy, len(hs), w.healthy, todayWords(lang, a.today.get(now)))
+	f.Paused, f.PausedUntil = pause.on, pause.until
 	if low, ok := a.bal.lowest(); ok {
-		v.Status += " · " + fmt.Sprintf(w.lowest, balanceWords(*low.Reading), low.Endpoint)
-	}
-	switch {
-	case pause.on && !pause.until.IsZero():
-		v.PauseItem = fmt.Sprintf(w.resumeAt, pause.until.In(time.Local).Format("15:04"))
-	case pause.on:
-		v.PauseItem = w.labels.Resume
-	}
-	for i, ev := range a.recent.get() {
-		v.Breaker[i] = changeWords(lang, ev, now)
+		f.Lowest = &desktop.Lowest{Amount: balanceWords(*low.Reading), Endpoint: low.Endpoint}
 	}
 	if u := a.upd.status(); u.Available {
-		v.Update, v.UpdateURL = fmt.Sprintf(w.update, u.Latest), u.URL
-		if u.Notes != "" {
-			v.Update += fmt.Sprintf(w.updateNotes, u.Notes)
-		}
+		f.Update = &desktop.Update{Latest: u.Latest, URL: u.URL, Notes: u.Notes}
 	}
-	switch {
-	case v.Paused:
-		v.Overall = HealthPaused
-	case enabled > 0 && healthy == enabled:
-		v.Overall = HealthAll
-	case healthy > 0:
-		v.Overall = HealthSome
-	default:
-		v.Overall = HealthNone
-	}
-	return v
-}
-
-// todayWords is today's requests and cost for the status line: "12
-// requests, $1.23 today", with a "+" after the cost when some of today's
-// requests had no price (their cost is unknown, docs/BEHAVIOUR.md#cost),
-// and "no price" instead of "$0.00+" when none that had usage had one.
-func todayWords(lang string, t today) string {
-	w := trayTextOf(lang)
-	cost := fmt.Sprintf("$%.2f", t.USD)
-	switch {
-	case t.Unpriced > 0 && t.USD == 0:
-		cost = w.noPrice
-	case t.Unpriced > 0:
-		cost += "+"
-	}
-	if t.Requests == 1 {
-		return fmt.Sprintf(w.todayOne, t.Requests, cost)
-	}
-	return fmt.Sprintf(w.today, t.Requests, cost)
-}
-
-// changeWords is one breaker change as the tray says it: "15:04 relay-a:
-// closed → open (rate limited)", with the day before the time when it was
-// not today. The words are the UI's (frontend/src/words.ts and the
-// breaker history), never the API's identifiers.
-func changeWords(lang string, ev store.BreakerEvent, now time.Time) string {
-	w := trayTextOf(lang)
-	at := ev.At.In(time.Local)
-	when := at.Format("15:04")
-	if !midnight(at).Equal(midnight(now)) {
-		when = at.Format(w.day) + " " + when
-	}
-	what := wordOf(w.states, ev.From) + " → " + wordOf(w.states, ev.To)
-	switch {
-	case ev.Reason != "" && !(ev.Cause == breaker.CauseForceOpen.String() && ev.Reason == breaker.Manual.String()):
-		what += fmt.Sprintf(w.why, wordOf(w.reasons, ev.Reason))
-	case w.causes[ev.Cause] != "":
-		what += fmt.Sprintf(w.why, w.causes[ev.Cause])
-	}
-	return fmt.Sprintf(w.change, when, ev.Endpoint, what)
-}
-
-// wordOf is a word of one of the API's closed sets in words; one the tray
-// does not know yet reads with spaces for its underscores.
-func wordOf(words map[string]string, v string) string {
-	if s, ok := words[v]; ok {
-		return s
-	}
-	return strings.ReplaceAll(v, "_", " ")
+	return desktop.View(f)
 }
 
 // recentChanges keeps the latest breaker changes for the tray, newest
@@ -304,32 +131,4 @@ func (a *App) noteTransition(t breaker.Transition) {
 	}
 	a.recent.add(store.BreakerEvent{At: t.At, EndpointID: t.ID, Endpoint: a.endpointName(t.ID),
 		Cause: t.Cause.String(), From: t.From.String(), To: t.To.String(), Reason: t.Reason.String()})
-}
-
-var iconColours = map[string]color.RGBA{
-	HealthAll:    {0x2e, 0xa0, 0x43, 0xff},
-	HealthSome:   {0xe0, 0x9b, 0x10, 0xff},
-	HealthNone:   {0xd0, 0x30, 0x30, 0xff},
-	HealthPaused: {0x88, 0x88, 0x88, 0xff},
-}
-
-// TrayIcon returns a 32×32 PNG: a filled disc in the colour of overall.
-func TrayIcon(overall string) []byte {
-	c, ok := iconColours[overall]
-	if !ok {
-		c = iconColours[HealthPaused]
-	}
-	const n = 32
-	img := image.NewRGBA(image.Rect(0, 0, n, n))
-	for y := 0; y < n; y++ {
-		for x := 0; x < n; x++ {
-			dx, dy := float64(x)-15.5, float64(y)-15.5
-			if dx*dx+dy*dy <= 14*14 {
-				img.SetRGBA(x, y, c)
-			}
-		}
-	}
-	var buf bytes.Buffer
-	_ = png.Encode(&buf, img) // encoding an in-memory RGBA cannot fail
-	return buf.Bytes()
 }

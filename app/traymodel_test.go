@@ -1,10 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"fmt"
-	"github.com/ccmesh/ccmesh/breaker"
-	"image/png"
 	"io"
 	"math"
 	"net/http"
@@ -14,6 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/desktop"
+	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -59,53 +58,34 @@ func TestTrayView(t *testing.T) {
 	}
 }
 
-func TestTrayIconColours(t *testing.T) {
-	seen := map[string]string{}
-	for _, o := range []string{HealthAll, HealthSome, HealthNone, HealthPaused} {
-		img, err := png.Decode(bytes.NewReader(TrayIcon(o)))
-		if err != nil {
-			t.Fatalf("%s: %v", o, err)
-		}
-		r, g, b, _ := img.At(16, 16).RGBA()
-		c := fmt.Sprintf("%02x%02x%02x", r>>8, g>>8, b>>8)
-		if prev, dup := seen[c]; dup {
-			t.Errorf("%s and %s share the colour %s", o, prev, c)
-		}
-		seen[c] = o
-		if _, _, _, a := img.At(0, 0).RGBA(); a != 0 {
-			t.Errorf("%s: corner is not transparent", o)
-		}
-	}
-}
-
 // The status line carries today's requests and cost as requests are
 // logged, with a "+" once a request of today had no price.
 func TestTrayToday(t *testing.T) {
 	var c todayTotals
 	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.Local)
-	if got := todayWords("en", c.get(now)); got != "0 requests, $0.00 today" {
+	if got := desktop.TodayWords("en", c.get(now)); got != "0 requests, $0.00 today" {
 		t.Errorf("nothing yet: got %q", got)
 	}
 	// Usage with no price is not $0: said as the UI says it.
 	var unpriced todayTotals
 	unpriced.add(now, []store.UsageDelta{{Requests: 1, Unpriced: 1}})
 	for lang, want := range map[string]string{"en": "1 request, no price today", "zh-CN": "今日 1 次请求，无价格"} {
-		if got := todayWords(lang, unpriced.get(now)); got != want {
+		if got := desktop.TodayWords(lang, unpriced.get(now)); got != want {
 			t.Errorf("%s, only unpriced requests: got %q, want %q", lang, got, want)
 		}
 	}
 	c.add(now, []store.UsageDelta{{Requests: 1, CostUSD: 1.25}})
-	if got := todayWords("en", c.get(now)); got != "1 request, $1.25 today" {
+	if got := desktop.TodayWords("en", c.get(now)); got != "1 request, $1.25 today" {
 		t.Errorf("got %q", got)
 	}
 	// A failover is two attempts, two requests to their endpoints, as the
 	// statistics count them.
 	c.add(now, []store.UsageDelta{{Requests: 1, Errors: 1}, {Requests: 1, CostUSD: 0.005}})
-	if got := todayWords("en", c.get(now)); got != "3 requests, $1.25 today" {
+	if got := desktop.TodayWords("en", c.get(now)); got != "3 requests, $1.25 today" {
 		t.Errorf("got %q", got)
 	}
 	c.add(now.Add(time.Minute), []store.UsageDelta{{Requests: 1, Unpriced: 1}})
-	if got := todayWords("zh-CN", c.get(now)); got != "今日 4 次请求，$1.25+" {
+	if got := desktop.TodayWords("zh-CN", c.get(now)); got != "今日 4 次请求，$1.25+" {
 		t.Errorf("got %q", got)
 	}
 	// Yesterday's late record does not count; a new day starts at zero.
@@ -138,40 +118,6 @@ func TestTrayTodayLoaded(t *testing.T) {
 	h = h.restart()
 	if after := h.app.today.get(time.Now()); after.Requests != before.Requests || math.Abs(after.USD-before.USD) > 1e-12 {
 		t.Errorf("after a restart today is %+v, want %+v", after, before)
-	}
-}
-
-// Breaker changes read as the UI words them, never as the API's words.
-func TestTrayChangeWords(t *testing.T) {
-	now := time.Date(2026, 12, 1, 15, 30, 0, 0, time.Local)
-	at := time.Date(2026, 12, 1, 15, 4, 0, 0, time.Local)
-	ev := func(cause, from, to, reason string) store.BreakerEvent {
-		return store.BreakerEvent{At: at, Endpoint: "relay-a", Cause: cause, From: from, To: to, Reason: reason}
-	}
-	tests := []struct {
-		name, lang string
-		ev         store.BreakerEvent
-		now        time.Time
-		want       string
-	}{
-		{"opened by requests", "en", ev("request", "closed", "open", "rate_limited"), now, "15:04 relay-a: closed → open (rate limited)"},
-		{"half-open", "en", ev("request", "open", "half_open", "quota_exhausted"), now, "15:04 relay-a: open → half-open (quota exhausted)"},
-		{"closed again", "en", ev("request", "half_open", "closed", ""), now, "15:04 relay-a: half-open → closed"},
-		{"forced open", "en", ev("force_open", "closed", "open", "manual"), now, "15:04 relay-a: closed → open (forced open)"},
-		{"forced closed", "en", ev("force_close", "open", "closed", ""), now, "15:04 relay-a: open → closed (forced closed)"},
-		{"another day", "en", ev("request", "closed", "open", "broken"), now.Add(24 * time.Hour), "Dec 1 15:04 relay-a: closed → open (broken)"},
-		{"a word not known yet", "en", ev("request", "closed", "open", "some_new_reason"), now, "15:04 relay-a: closed → open (some new reason)"},
-		{"chinese", "zh-CN", ev("request", "closed", "open", "broken"), now, "15:04 relay-a：闭合 → 熔断（故障）"},
-		{"chinese forced closed", "zh-CN", ev("force_close", "open", "closed", ""), now, "15:04 relay-a：熔断 → 闭合（手动恢复）"},
-		{"chinese another day", "zh-CN", ev("request", "open", "half_open", ""), now.Add(48 * time.Hour), "12月1日 15:04 relay-a：熔断 → 半开"},
-		{"unknown language", "fr", ev("request", "half_open", "open", "broken"), now, "15:04 relay-a: half-open → open (broken)"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := changeWords(tc.lang, tc.ev, tc.now); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-		})
 	}
 }
 
@@ -224,7 +170,7 @@ func TestTrayBreakerLines(t *testing.T) {
 }
 
 // Everything the tray shows changes with an event after it, which is what
-// the tray redraws on (tray.go): it has no timer of its own.
+// the tray redraws on (app/desktop/tray.go): it has no timer of its own.
 func TestTrayFollowsEvents(t *testing.T) {
 	h := newHarness(t)
 	up, _ := fakeAnthropic(t)

@@ -366,7 +366,7 @@ func iconColour(t *testing.T, name string) string {
 	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, bl>>8)
 }
 
-// Tray icon colours (app/traymodel.go).
+// Tray icon colours (app/desktop/view.go).
 const (
 	green = "#2ea043"
 	red   = "#d03030"
@@ -837,7 +837,7 @@ func idle(t *testing.T, in *instance, name string) {
 		t.Errorf("the tray sent %d D-Bus signals while idle:\n%s", signals, seen.String())
 	}
 	// WebKit's memory pressure monitor, a thread polling /proc every few
-	// seconds, is off (app/desktop.go).
+	// seconds, is off (app/desktop/desktop.go).
 	if names := threadNames(pid); slices.Contains(names, "PressureMonitor") {
 		t.Errorf("ccmesh runs WebKit's memory pressure monitor; its threads: %v", names)
 	}

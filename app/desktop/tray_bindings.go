@@ -1,6 +1,6 @@
 //go:build desktop && bindings
 
-package app
+package desktop
 
 // Wails' bindings step builds with the bindings tag and no display; the
 // tray needs neither there.

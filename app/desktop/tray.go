@@ -1,6 +1,6 @@
 //go:build desktop && !bindings
 
-package app
+package desktop
 
 import (
 	"github.com/getlantern/systray"
@@ -22,7 +22,7 @@ type tray struct {
 }
 
 func (t *tray) onReady() {
-	v := t.d.a.TrayView()
+	v := t.d.h.TrayView()
 	systray.SetTitle("ccmesh")
 	t.open = systray.AddMenuItem(v.Labels.Open, "")
 	t.status = systray.AddMenuItem(v.Status, "")
@@ -52,29 +52,29 @@ func (t *tray) onReady() {
 func (t *tray) loop() {
 	// A watch, not a subscription: the tray reads the App's state itself,
 	// so no event is marshalled for it (a logged request costs a signal).
-	events, unwatch := t.d.a.events.Watch()
+	events, unwatch := t.d.h.Watch()
 	defer unwatch()
 	for {
 		select {
 		case <-t.open.ClickedCh:
 			go t.d.show()
 		case <-t.pause.ClickedCh:
-			t.d.a.SetPaused(!t.d.a.Paused())
+			t.d.h.SetPaused(!t.d.h.Paused())
 		case <-t.pauseFor.ClickedCh:
-			t.d.a.PauseFor(TrayPauseFor)
+			t.d.h.PauseFor(TrayPauseFor)
 		case <-t.update.ClickedCh:
 			if url := t.last.UpdateURL; url != "" {
 				// Only the release page, in the browser: nothing is downloaded.
 				go t.d.openURL(url)
 			}
 		case <-t.copy.ClickedCh:
-			go t.d.copy(t.d.a.ExportLines())
+			go t.d.copy(t.d.h.ExportLines())
 		case <-t.quit.ClickedCh:
 			go t.d.quit()
 			return
 		case <-events:
 		}
-		t.apply(t.d.a.TrayView(), false)
+		t.apply(t.d.h.TrayView(), false)
 	}
 }
 
