@@ -298,9 +298,6 @@ func (q *request) upstreamError(e *endpoint, resp *http.Response, t *translation
 		res.adjust = adj
 		return res
 	}
-	if !q.commit() {
-		return lostRace()
-	}
 	if t != nil {
 		q.translatedError(e, resp.StatusCode, res)
 		return res
@@ -362,9 +359,6 @@ func (q *request) copyResponse(ctx context.Context, e *endpoint, resp *http.Resp
 		if res, done := q.judgeModel(e, resp); done {
 			return res
 		}
-	}
-	if !q.commit() {
-		return lostRace()
 	}
 	idle := time.AfterFunc(q.snap.cfg.IdleTimeout, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()

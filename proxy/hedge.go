@@ -14,10 +14,10 @@ import (
 // endpoint's delay is raced by the same request on the next candidate of
 // the walk: the request's first attempt or a later one, whichever stalls
 // first, once per request. Each side runs on its own copy of the request,
-// so the two never share state; before writing anything to the client a
-// side must claim the gate, and the first to claim wins: the other's
-// context is cancelled and it ends as "cancelled", neutral for its
-// breaker. The prelude hold is what makes this safe: nothing of a side
+// so the two never share state; a side's first write to the client claims
+// the gate (its writer, claim.go, does it), and the first to claim wins:
+// the other's context is cancelled, its writes are dropped and it ends as
+// "cancelled", neutral for its breaker. The prelude hold is what makes this safe: nothing of a side
 // reaches the client before it has content, and then it is the only one
 // writing.
 
@@ -76,14 +76,11 @@ func (g *hedgeGate) startSecond(take func() (permit, error)) (permit, bool) {
 	return p, true
 }
 
-// commit is called before an attempt's first write to the client; false
-// means the attempt lost its race and must write nothing. A side that wins
-// counts the attempts as the record will: every attempt before the race
-// and each side started (docs/BEHAVIOUR.md#attempt-loop, headers).
-func (q *request) commit() bool {
-	if q.hedge == nil {
-		return true
-	}
+// claim is called by a side's writer on its first write to the client;
+// false means the side lost its race and must write nothing. A side that
+// wins counts the attempts as the record will: every attempt before the
+// race and each side started (docs/BEHAVIOUR.md#attempt-loop, headers).
+func (q *request) claim() bool {
 	won, sides := q.hedge.gate.claim(q.hedge.side)
 	if won {
 		q.rec.AttemptCount = q.hedge.before + sides
@@ -151,7 +148,8 @@ func (q *request) side(gate *hedgeGate, i int, e *endpoint) *raceSide {
 	ctx, gate.cancel[i] = context.WithCancelCause(q.r.Context())
 	c.base = ctx
 	c.hedge = &hedgeSide{gate: gate, side: i, before: q.rec.AttemptCount}
-	// What the client's headers say when this side answers (commit sets
+	c.w = newClaimWriter(q.w, &c)
+	// What the client's headers say when this side answers (claim sets
 	// the count once the race is decided).
 	c.rec.EndpointID, c.rec.Endpoint = e.ID, e.Name
 	c.rec.AttemptCount = q.rec.AttemptCount + i + 1

@@ -200,9 +200,6 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			if res, bad := q.mismatchFailure(e, resp.StatusCode); bad {
 				return res
 			}
-			if !q.commit() {
-				return lostRace()
-			}
 			firstByte.Stop()
 			released = true
 			sr.max = maxEventSize

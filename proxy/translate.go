@@ -153,9 +153,6 @@ func (q *request) translationRefused(e *endpoint, err error) result {
 
 // clientBadBody answers a body the client's own codec refused.
 func (q *request) clientBadBody(err error) result {
-	if !q.commit() {
-		return lostRace()
-	}
 	q.fail(http.StatusBadRequest, "ccmesh could not read the request to translate it: "+err.Error())
 	return result{verdict: verdict{act: actDone, outcome: neutral, errType: ErrTranslation}, status: http.StatusBadRequest, msg: q.rec.Error}
 }
@@ -234,9 +231,6 @@ func (q *request) translatedReadFailed(ctx context.Context, resp *http.Response,
 
 // answerTranslated writes a complete response in the client's form.
 func (q *request) answerTranslated(resp *http.Response, t *translation, out *conv.Response) result {
-	if !q.commit() {
-		return lostRace()
-	}
 	var b []byte
 	ctype := "application/json"
 	if q.info.stream {
