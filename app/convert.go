@@ -50,7 +50,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 			Fast:            e.Fast,
 			FastSortOrder:   e.FastSortOrder,
 			SortOrder:       e.SortOrder,
-			HedgeAfter:      endpointHedge(e.HedgeAfterMs),
+			HedgeAfter:      time.Duration(e.HedgeAfterMs) * time.Millisecond, // -1: proxy.HedgeSetting, 0: proxy.HedgeOff
 			Drops:           proxyDrops(e.Drops),
 			OnModelMismatch: proxy.OnModelMismatch(e.OnModelMismatch),
 			ProxyURL:        e.ProxyURL,
@@ -130,16 +130,4 @@ func allowedHosts(listen string) []string {
 		return nil
 	}
 	return []string{listen}
-}
-
-// endpointHedge is an endpoint's hedge_after_ms as the proxy takes it:
-// -1 (the setting's) is 0 there, 0 (never) is negative.
-func endpointHedge(ms int64) time.Duration {
-	switch {
-	case ms < 0:
-		return 0
-	case ms == 0:
-		return -1
-	}
-	return time.Duration(ms) * time.Millisecond
 }

@@ -38,8 +38,10 @@ type Endpoint struct {
 	Enabled, Fast            bool
 	FastSortOrder, SortOrder int
 	// HedgeAfter is this endpoint's own hedge delay when its attempt comes
-	// first (docs/BEHAVIOUR.md#hedging): 0 means Config.HedgeAfter; a
-	// negative value, never raced.
+	// first (docs/BEHAVIOUR.md#hedging), in the admin API's encoding of
+	// hedge_after_ms: HedgeSetting (any negative value) takes
+	// Config.HedgeAfter, HedgeOff never races it, a positive value is its
+	// own delay.
 	HedgeAfter time.Duration
 	// Drops are the parts of a request this endpoint refuses, left out
 	// before sending (droppable.go), learned or entered by hand.
@@ -58,6 +60,14 @@ type Endpoint struct {
 	Weight int
 }
 
+// The hedge delays that are not a delay, as the admin API, the store and
+// the UI spell them: 0 is off everywhere, and -1 (an endpoint's only) is
+// the setting's (docs/BEHAVIOUR.md#hedging).
+const (
+	HedgeOff     time.Duration = 0
+	HedgeSetting time.Duration = -1
+)
+
 // Config is everything the proxy needs to route; the zero value of each
 // field takes the default documented beside it.
 type Config struct {
@@ -74,7 +84,7 @@ type Config struct {
 	RetryDelay     time.Duration // docs/BEHAVIOUR.md#attempt-loop same-endpoint retry delay, default 300ms
 	// HedgeAfter races a request's first attempt, when it has no first
 	// content (no headers, not streamed) after this long, with the next
-	// candidate (docs/BEHAVIOUR.md#hedging); 0 is off.
+	// candidate (docs/BEHAVIOUR.md#hedging); HedgeOff (0) is off.
 	HedgeAfter time.Duration
 	// Capture says which requests keep their capture, CaptureBodyCap
 	// (default DefaultCaptureBody) how much of each body

@@ -53,7 +53,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 
 // ep is a test endpoint with a key, speaking anthropic unless changed.
 func ep(id int64, name, url string) Endpoint {
-	return Endpoint{ID: id, Name: name, BaseURL: url, APIKey: "key-" + name, Protocol: ProtocolAnthropic, Enabled: true, SortOrder: int(id)}
+	return Endpoint{ID: id, Name: name, BaseURL: url, APIKey: "key-" + name, Protocol: ProtocolAnthropic, Enabled: true, SortOrder: int(id), HedgeAfter: HedgeSetting}
 }
 
 func chatEp(id int64, name, url string) Endpoint {

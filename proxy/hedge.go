@@ -121,12 +121,13 @@ func (q *request) hedgeCandidate(e *endpoint) *endpoint {
 }
 
 // hedgeAfter is how long an attempt on e may go without content before
-// it is raced: the endpoint's own delay, or the setting's.
+// it is raced: the endpoint's own delay, or the setting's; HedgeOff when
+// it is never raced.
 func (q *request) hedgeAfter(e *endpoint) time.Duration {
-	if e.HedgeAfter != 0 {
-		return e.HedgeAfter // negative: never
+	if e.HedgeAfter <= HedgeSetting {
+		return max(q.snap.cfg.HedgeAfter, HedgeOff)
 	}
-	return q.snap.cfg.HedgeAfter
+	return e.HedgeAfter
 }
 
 // raceSide is one side's copy of the request and its attempt.

@@ -131,7 +131,7 @@ func TestHedgeFailoverAttempt(t *testing.T) {
 
 // TestHedgeCandidate (item 19): which attempt is raced, and with what.
 func TestHedgeCandidate(t *testing.T) {
-	a, b, c := &endpoint{Endpoint: Endpoint{ID: 1}}, &endpoint{Endpoint: Endpoint{ID: 2}}, &endpoint{Endpoint: Endpoint{ID: 3}}
+	a, b, c := &endpoint{Endpoint: Endpoint{ID: 1, HedgeAfter: HedgeSetting}}, &endpoint{Endpoint: Endpoint{ID: 2, HedgeAfter: HedgeSetting}}, &endpoint{Endpoint: Endpoint{ID: 3, HedgeAfter: HedgeSetting}}
 	failed := func(e *endpoint, n int) []attempt {
 		var out []attempt
 		for range n {

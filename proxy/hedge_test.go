@@ -133,7 +133,7 @@ func TestHedgePerEndpoint(t *testing.T) {
 
 	// Never raced: a stalled attempt on a ends by its own first-byte
 	// timeout and the loop moves on, though the setting says 1 ms.
-	a.HedgeAfter = -1
+	a.HedgeAfter = HedgeOff
 	h.srv.Update(Config{Endpoints: []Endpoint{a, b}, HedgeAfter: time.Millisecond, FirstByteTimeout: 200 * time.Millisecond, RetryDelay: 1})
 	if r := h.post("/v1/messages", claudeStreamBody); r.status != http.StatusOK || r.header.Get("X-Ccmesh-Endpoint") != "b" {
 		t.Fatalf("status %d via %q", r.status, r.header.Get("X-Ccmesh-Endpoint"))

@@ -89,8 +89,8 @@ func run(after time.Duration) (p50, p99 time.Duration, extra float64, err error)
 	defer b.Close()
 	srv := proxy.New(proxy.Options{Breakers: breaker.NewSet(breaker.Config{}, nil), Logger: zerolog.Nop()})
 	srv.Update(proxy.Config{HedgeAfter: after, Endpoints: []proxy.Endpoint{
-		{ID: 1, Name: "a", BaseURL: a.URL, APIKey: "k", Protocol: anthropic.Protocol, Enabled: true, SortOrder: 1},
-		{ID: 2, Name: "b", BaseURL: b.URL, APIKey: "k", Protocol: anthropic.Protocol, Enabled: true, SortOrder: 2},
+		{ID: 1, Name: "a", BaseURL: a.URL, APIKey: "k", Protocol: anthropic.Protocol, Enabled: true, SortOrder: 1, HedgeAfter: proxy.HedgeSetting},
+		{ID: 2, Name: "b", BaseURL: b.URL, APIKey: "k", Protocol: anthropic.Protocol, Enabled: true, SortOrder: 2, HedgeAfter: proxy.HedgeSetting},
 	}})
 	front := httptest.NewServer(srv)
 	defer front.Close()
