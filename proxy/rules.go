@@ -407,3 +407,7 @@ func (q *request) modelFor(e *endpoint) string {
 	}
 	return e.mapModel(m)
 }
+
+// MatchPattern reports whether s matches model pattern p ('*' matches any
+// run of characters), the rule endpoints' models and rules use.
+func MatchPattern(p, s string) bool { return compilePattern(p).match(s) }
