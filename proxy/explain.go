@@ -65,7 +65,7 @@ func (s *Server) ExplainSample(sm Sample) Explanation {
 		x.Outcome = "no configuration loaded"
 		return x
 	}
-	q := &request{s: s, snap: snap, proto: p, pi: p.Index(), model: model, r: &http.Request{Header: sm.Header}, rec: &Record{}}
+	q := &request{s: s, snap: snap, proto: p, pi: p.Index(), shape: p.Spec(), model: model, r: &http.Request{Header: sm.Header}, rec: &Record{}}
 	q.rule, x.Rules = matchRules(snap.rules, &sm)
 	if q.rule != nil {
 		x.Rule = q.rule.Name

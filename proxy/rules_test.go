@@ -42,7 +42,7 @@ func factsOf(t *testing.T, p Protocol, body string, hdr ...string) (*liveFacts, 
 	for i := 0; i+1 < len(hdr); i += 2 {
 		r.Header.Add(hdr[i], hdr[i+1])
 	}
-	q := &request{s: s, snap: s.snap.Load(), proto: p, pi: p.Index(), r: r, body: []byte(body), rec: &Record{}}
+	q := &request{s: s, snap: s.snap.Load(), proto: p, pi: p.Index(), shape: p.Spec(), r: r, body: []byte(body), rec: &Record{}}
 	info, err := scanBody(q.body)
 	if err != nil {
 		t.Fatalf("scan %s: %v", body, err)
