@@ -193,6 +193,7 @@ func TestRuleRouting(t *testing.T) {
 				upC: {proxytest.AnthropicError(500, "api_error", "down"), proxytest.AnthropicError(500, "api_error", "down")}}},
 		{name: "thinking: fallback reaches the normal list", body: thinkBody, status: 200, endpoint: "A", rule: "thinking", model: "claude-sonnet-4-5", fromUpstream: upA,
 			push: map[*proxytest.Upstream][]proxytest.Response{upC: {proxytest.AnthropicError(500, "api_error", "down"), proxytest.AnthropicError(500, "api_error", "down")}}},
+		{name: "pinned by header: no rule", body: mainBody, hdr: append([]string{"X-Ccmesh-Endpoint", "A"}, sub...), status: 200, endpoint: "A", model: "claude-sonnet-4-5", fromUpstream: upA},
 		{name: "pinned: no rule", body: strings.Replace(mainBody, `"claude-sonnet-4-5"`, `"@A/claude-sonnet-4-5"`, 1), hdr: sub, status: 200, endpoint: "A", model: "claude-sonnet-4-5", fromUpstream: upA},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
