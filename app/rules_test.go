@@ -119,7 +119,19 @@ func TestRuleThroughTheApp(t *testing.T) {
 		t.Fatalf("PUT rules: %d %s", r.status, r.body)
 	}
 	body := `{"model":"claude-sonnet-4-5","max_tokens":5,"system":[{"type":"text","text":"x-anthropic-billing-header: cc_version=2.1.332; cc_is_subagent=true;"}],"messages":[{"role":"user","content":"hi"}]}`
+	events, unsubscribe := h.app.Events().Subscribe()
+	defer unsubscribe()
 	h.postLogged(t, body)
+	for ev := range events {
+		if ev.Name != "log" {
+			continue
+		}
+		var row store.RequestLog
+		if err := json.Unmarshal(ev.Data, &row); err != nil || row.Rule != "sub" {
+			t.Errorf("the live log row %s has rule %q, want sub (%v)", ev.Data, row.Rule, err)
+		}
+		break
+	}
 	h.postMessages(t, "claude-sonnet-4-5")
 	page := okAs[struct {
 		Items []store.RequestLog `json:"items"`

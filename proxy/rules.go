@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ccmesh/ccmesh/proxy/translate"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
@@ -172,7 +173,9 @@ type facts interface {
 	headerValues(name string) []string
 	agent() RuleAgent
 	thinking() bool
-	inputTokens() int64
+	// inputTokens is the input tokens' estimate; when the body is too
+	// small to hold more than over, the bound, not exact.
+	inputTokens(over int64) (n int64, exact bool)
 	webSearch() bool
 	images() bool
 }
@@ -229,8 +232,12 @@ func (r *rule) holds(f facts) (why string, ok bool) {
 		return "no web-search tool", false
 	}
 	if over := w.InputTokensOver; over > 0 {
-		if n := f.inputTokens(); n <= over {
+		switch n, exact := f.inputTokens(over); {
+		case n > over:
+		case exact:
 			return fmt.Sprintf("input tokens %d are not over %d", n, over), false
+		default:
+			return fmt.Sprintf("input tokens are at most %d, not over %d", n, over), false
 		}
 	}
 	return "every condition holds", true
@@ -249,7 +256,7 @@ func onOff(b bool) string {
 type liveFacts struct {
 	q *request
 	// each body fact, with whether it was computed
-	tokens              int64
+	tokens              int64 // the estimate, once haveTokens
 	think, web, img     bool
 	haveTokens, haveReq bool
 	req                 *conv.Request
@@ -332,11 +339,16 @@ func (f *liveFacts) thinking() bool  { f.decoded(); return f.think }
 func (f *liveFacts) webSearch() bool { f.decoded(); return f.web }
 func (f *liveFacts) images() bool    { f.decoded(); return f.img }
 
-func (f *liveFacts) inputTokens() int64 {
+func (f *liveFacts) inputTokens(over int64) (int64, bool) {
 	if !f.haveTokens {
+		// Counting a Claude Code body costs megabytes of allocations (BPE):
+		// a body too small to reach the threshold is not counted.
+		if bound, ok := translate.TokensAtMost(f.q.body); ok && bound <= over {
+			return bound, false
+		}
 		f.haveTokens, f.tokens = true, f.q.estimateTokens()
 	}
-	return f.tokens
+	return f.tokens, true
 }
 
 // offersWebSearch: the codecs leave hosted tools out of the neutral model
@@ -380,11 +392,11 @@ func (s *Sample) model() string      { return s.Model }
 func (s *Sample) headerValues(name string) []string {
 	return s.Header.Values(name)
 }
-func (s *Sample) agent() RuleAgent   { return cmp.Or(s.Agent, AgentMain) }
-func (s *Sample) thinking() bool     { return s.Thinking }
-func (s *Sample) inputTokens() int64 { return s.InputTokens }
-func (s *Sample) webSearch() bool    { return s.WebSearch }
-func (s *Sample) images() bool       { return s.Images }
+func (s *Sample) agent() RuleAgent                { return cmp.Or(s.Agent, AgentMain) }
+func (s *Sample) thinking() bool                  { return s.Thinking }
+func (s *Sample) inputTokens(int64) (int64, bool) { return s.InputTokens, true }
+func (s *Sample) webSearch() bool                 { return s.WebSearch }
+func (s *Sample) images() bool                    { return s.Images }
 
 // matchRule decides the request's rule, once, before routing; an explicit
 // request has none (docs/BEHAVIOUR.md#explicit-endpoint wins).

@@ -34,7 +34,7 @@ func longBody() string {
 
 // factsOf are the live facts of a request of protocol p with body and
 // the header pairs hdr.
-func factsOf(t *testing.T, p Protocol, body string, hdr ...string) (*liveFacts, *request) {
+func factsOf(t testing.TB, p Protocol, body string, hdr ...string) (*liveFacts, *request) {
 	t.Helper()
 	s := New(Options{Logger: zerolog.Nop()})
 	s.Update(Config{})
@@ -127,8 +127,8 @@ func TestRuleOrder(t *testing.T) {
 	if want := []string{"long", "haiku", "subagents"}; !slices.Equal(names, want) || trace[2].Why != "every condition holds" || trace[0].Matched || trace[1].Matched {
 		t.Errorf("trace %+v, want the verdicts of %v", trace, want)
 	}
-	if !strings.HasPrefix(trace[0].Why, "input tokens ") || !strings.HasSuffix(trace[0].Why, " are not over 60000") {
-		t.Errorf("why long did not match: %q", trace[0].Why)
+	if want := "input tokens are at most 259, not over 60000"; trace[0].Why != want {
+		t.Errorf("why long did not match: %q, want %q", trace[0].Why, want)
 	}
 	if want := "model claude-sonnet-4-5 matches none of claude-haiku-*"; trace[1].Why != want {
 		t.Errorf("why haiku did not match: %q, want %q", trace[1].Why, want)
@@ -193,6 +193,7 @@ func TestRuleRouting(t *testing.T) {
 				upC: {proxytest.AnthropicError(500, "api_error", "down"), proxytest.AnthropicError(500, "api_error", "down")}}},
 		{name: "thinking: fallback reaches the normal list", body: thinkBody, status: 200, endpoint: "A", rule: "thinking", model: "claude-sonnet-4-5", fromUpstream: upA,
 			push: map[*proxytest.Upstream][]proxytest.Response{upC: {proxytest.AnthropicError(500, "api_error", "down"), proxytest.AnthropicError(500, "api_error", "down")}}},
+		{name: "pinned by header: no rule", body: mainBody, hdr: append([]string{"X-Ccmesh-Endpoint", "A"}, sub...), status: 200, endpoint: "A", model: "claude-sonnet-4-5", fromUpstream: upA},
 		{name: "pinned: no rule", body: strings.Replace(mainBody, `"claude-sonnet-4-5"`, `"@A/claude-sonnet-4-5"`, 1), hdr: sub, status: 200, endpoint: "A", model: "claude-sonnet-4-5", fromUpstream: upA},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -275,5 +276,23 @@ func TestRuleDryRunAgrees(t *testing.T) {
 				t.Errorf("the request went to %s by rule %q; the dry run said %s by %q", got, rec.Rule, x.Candidates[0].Endpoint, x.Rule)
 			}
 		})
+	}
+}
+
+// A body too small to reach a token threshold is not counted (nor
+// decoded); one that could is counted.
+func TestRuleTokensBound(t *testing.T) {
+	rules := compileRules([]Rule{{Name: "long", When: RuleWhen{InputTokensOver: 60000}}}, nil)
+	f, q := factsOf(t, ProtocolAnthropic, longBody())
+	got, trace := matchRules(rules, f)
+	if got != nil || q.conv != nil || !strings.HasPrefix(trace[0].Why, "input tokens are at most ") {
+		t.Errorf("matched %v, decoded %v, why %q: want no match, no decode, a bound", got, q.conv != nil, trace[0].Why)
+	}
+	over := int64(len(longBody()) - 100)
+	rules = compileRules([]Rule{{Name: "long", When: RuleWhen{InputTokensOver: over}}}, nil)
+	f, q = factsOf(t, ProtocolAnthropic, longBody())
+	got, trace = matchRules(rules, f)
+	if got != nil || q.conv == nil || !strings.HasPrefix(trace[0].Why, "input tokens ") || strings.Contains(trace[0].Why, "at most") {
+		t.Errorf("matched %v, decoded %v, why %q: want the count, under %d", got, q.conv != nil, trace[0].Why, over)
 	}
 }

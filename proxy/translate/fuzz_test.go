@@ -38,7 +38,10 @@ func fuzzRequest(f *testing.F, p conv.Protocol, seeds []string, captured ...stri
 		if err != nil {
 			return
 		}
-		CountTokens(r)
+		n := CountTokens(r)
+		if bound, ok := TokensAtMost(body); ok && n > bound {
+			t.Fatalf("%s: the estimate %d is over TokensAtMost's bound %d\n%q", p, n, bound, body)
+		}
 		for _, to := range protocols {
 			out := *r
 			out.Model, out.Stream = "m", true

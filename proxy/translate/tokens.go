@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"sync"
 	"unicode/utf8"
 
@@ -136,6 +137,34 @@ func cutPiece(s string, n int) int {
 	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
 		if utf8.RuneStart(s[i]) {
 			return i
+		}
+	}
+	return n
+}
+
+// TokensAtMost bounds from above what CountTokens counts of the request
+// body, of any protocol, without decoding it: a token holds at least one
+// byte of text, and text is no longer decoded than in JSON; an image
+// counts perImage whatever its bytes (every image part's JSON says
+// "image"), and a tool its framing and, without a schema, the empty one's
+// (every tool's JSON has a "name" key, which encoding/json matches in any
+// case). A body with a \u escape may spell those words otherwise: ok is
+// false, there is no bound.
+func TokensAtMost(body []byte) (n int64, ok bool) {
+	if bytes.Contains(body, []byte(`\u`)) {
+		return 0, false
+	}
+	const perName = perTool + 16
+	return int64(len(body)) + perImage*countFold(body, "image") + perName*countFold(body, `"name"`), true
+}
+
+// countFold counts the occurrences of word (ASCII) in b, in any case.
+func countFold(b []byte, word string) int64 {
+	var n int64
+	for i := 0; i+len(word) <= len(b); i++ {
+		if b[i]|0x20 == word[0]|0x20 && bytes.EqualFold(b[i:i+len(word)], []byte(word)) {
+			n++
+			i += len(word) - 1
 		}
 	}
 	return n

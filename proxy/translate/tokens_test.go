@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,6 +74,54 @@ func TestCountTokensPieces(t *testing.T) {
 		got := CountText(s)
 		if d := got - int64(whole); d < 0 || d > int64(len(s)/bpePiece+1)*2 {
 			t.Errorf("%d bytes %.12q…: %d tokens in pieces, %d whole", len(s), s, got, whole)
+		}
+	}
+}
+
+// TokensAtMost is never under the estimate, whatever counts more tokens
+// than it has bytes (a small image, a tool without a schema, a key in
+// another case), and gives no bound for a body with \u escapes.
+func TestTokensAtMost(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		p     conv.Protocol
+		body  string
+		bound bool
+	}{
+		{"text", conv.Anthropic, `{"model":"m","messages":[{"role":"user","content":"the quick brown fox"}]}`, true},
+		{"a tiny image", conv.Anthropic, `{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]}`, true},
+		{"tools without schemas", conv.Anthropic, `{"messages":[],"tools":[{"name":"a"},{"name":"b"},{"NAME":"c"},{"Name":"d"}]}`, true},
+		{"a chat image and a bare function", conv.Chat, `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:x"}}]}],"tools":[{"type":"function","function":{"name":"f"}}]}`, true},
+		{"a namespace", conv.Responses, `{"input":"hi","tools":[{"type":"namespace","name":"mcp__x","tools":[{"type":"function","name":"read"}]},{"type":"input_image"}]}`, true},
+		{"an escape", conv.Anthropic, `{"messages":[{"role":"user","content":[{"type":"im\u0061ge","source":{"type":"base64","media_type":"image/png","data":"x"}}]}]}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Codec(tt.p).DecodeRequest([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := CountTokens(r)
+			bound, ok := TokensAtMost([]byte(tt.body))
+			if ok != tt.bound || ok && bound < n {
+				t.Errorf("TokensAtMost = %d, %v; the estimate is %d", bound, ok, n)
+			}
+		})
+	}
+	for _, name := range []string{"claude-code-turn1.json", "claude-code-turn2.json", "codex-turn1.json"} {
+		body, err := os.ReadFile(filepath.Join("testdata", "captured", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := conv.Anthropic
+		if strings.HasPrefix(name, "codex") {
+			p = conv.Responses
+		}
+		r, err := Codec(p).DecodeRequest(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bound, ok := TokensAtMost(body); ok && bound < CountTokens(r) {
+			t.Errorf("%s: bound %d under the estimate %d", name, bound, CountTokens(r))
 		}
 	}
 }
