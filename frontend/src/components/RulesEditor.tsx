@@ -85,8 +85,9 @@ export function RulesEditor() {
     setErrors({});
     setBusy(true);
     try {
-      const { warnings: w, ...reply } = await api.updateSettings({ rules });
-      setWarnings(w ?? []);
+      const reply = await api.updateSettings({ rules });
+      setWarnings(reply.warnings ?? []);
+      delete reply.warnings;
       setDirty(false);
       setOpen(null);
       setSettings(reply);
