@@ -150,6 +150,8 @@ func frontendTypes() ([]byte, error) {
 	g.Enum(auth, stringsOf(proxy.AuthModes)...)
 	g.Enum(strategy, stringsOf(proxy.Strategies)...)
 	g.Enum(reflect.TypeFor[proxy.CaptureMode](), stringsOf(proxy.CaptureModes)...)
+	g.Enum(reflect.TypeFor[proxy.RuleAgent](), stringsOf(proxy.RuleAgents)...)
+	g.Enum(reflect.TypeFor[proxy.RuleTools](), stringsOf(proxy.RuleToolKinds)...)
 	mismatch := reflect.TypeFor[proxy.OnModelMismatch]()
 	g.Enum(mismatch, append([]string{""}, stringsOf(proxy.MismatchModes)...)...)
 	streamEnd, errorType, exclusion := reflect.TypeFor[proxy.StreamEnd](), reflect.TypeFor[proxy.ErrorType](), reflect.TypeFor[proxy.Exclusion]()
@@ -254,6 +256,7 @@ func frontendTypes() ([]byte, error) {
 	g.Add("StatsReply", reflect.TypeFor[tsStats]())  // GET /api/stats
 	g.Add("", reflect.TypeFor[proxy.Explanation]())  // GET /api/route
 	g.Add("", reflect.TypeFor[Settings]())           // GET, PUT /api/settings
+	g.Add("", reflect.TypeFor[SettingsReply]())      // PUT /api/settings' answer
 	g.Add("", reflect.TypeFor[UpdateStatus]())       // GET /api/update, POST /api/update/check, the update event
 	g.Add("", reflect.TypeFor[PricesReply]())        // GET, PUT /api/prices
 	g.Add("ExportDoc", reflect.TypeFor[exportDoc]()) // GET /api/export, POST /api/import

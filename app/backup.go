@@ -288,12 +288,32 @@ func (a *App) planImport(st *State, f *backupFile, moveKeys bool) (*importPlan, 
 		if err := validateSettings(s, a.opts.Listen); err != nil {
 			return nil, err
 		}
+		if _, err := validateRules(s.Rules, importTargets(st.Endpoints, p.patches)); err != nil {
+			return nil, err
+		}
 		p.settings = &s
 	}
 	p.report = diffImport(st, p.patches, p.settings)
 	p.report.Schema, p.report.ExportedAt, p.report.Encrypted, p.report.Keys = f.doc.Version, f.doc.ExportedAt, f.encrypted, f.keys
 	p.report.KeyMoves, p.report.KeysMoved = append([]KeyMove{}, moves...), moveKeys && len(moves) > 0
 	return p, nil
+}
+
+// importTargets are the names and tags a rule may name after an import:
+// the endpoints stored now, with the import's laid over them by name.
+func importTargets(stored []store.Endpoint, patches []store.EndpointPatch) ruleTargets {
+	t := targetsOf(stored)
+	for _, p := range patches {
+		if p.Name != nil {
+			t.names[*p.Name] = true
+		}
+		if p.Tags != nil {
+			for _, tag := range *p.Tags {
+				t.tags[tag] = true
+			}
+		}
+	}
+	return t
 }
 
 // keyMoves finds the patches of a file without keys that keep a stored

@@ -56,6 +56,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 			ProxyURL:        e.ProxyURL,
 			Keys:            proxyKeys(e.Keys),
 			Weight:          e.Weight,
+			Tags:            e.Tags,
 		}
 	}
 	return proxy.Config{
@@ -70,6 +71,7 @@ func proxyConfig(eps []store.Endpoint, s Settings, listen string) proxy.Config {
 		PublicListener:   listen != "" && !ListenerIsLoopback(listen),
 		Capture:          s.Capture,
 		CaptureBodyCap:   int(s.CaptureBodyBytes),
+		Rules:            s.Rules,
 	}
 }
 

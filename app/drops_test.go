@@ -117,7 +117,7 @@ const everyEndpointField = `{"name":"every","base_url":"http://127.0.0.1:9/v1","
 	"auth":"x-api-key","models":["gpt-*"],"model_map":{"claude-*":"gpt-5"},"enabled":false,"fast":true,"fast_sort_order":0,
 	"sort_order":3,"breaker_overrides":{"failure_threshold":3},"price_multiplier":0.25,"hedge_after_ms":1500,
 	"drops":[{"drop":"stream_options","source":"learned","at":"2026-12-01T10:00:00Z","error":"400: refused"}],"on_model_mismatch":"fail",
-	"balance":{"template":"relay","low_threshold":5},"proxy_url":"socks5h://user@127.0.0.1:9","keys":[{"label":"main","key":"sk-every-0123456789"},{"label":"spare","key":"sk-every-9876543210","weight":2}],"weight":2}`
+	"balance":{"template":"relay","low_threshold":5},"proxy_url":"socks5h://user@127.0.0.1:9","keys":[{"label":"main","key":"sk-every-0123456789"},{"label":"spare","key":"sk-every-9876543210","weight":2}],"weight":2,"tags":["cheap","eu"]}`
 
 // Every endpoint field travels through export and import (and the sync
 // file, which is the export's document): a field the field table has but

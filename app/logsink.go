@@ -67,6 +67,7 @@ func LogRow(rec *proxy.Record) store.RequestLog {
 		Routing:        rec.Routing,
 		History:        rec.Attempts,
 		ResentFrom:     rec.ResentFrom,
+		Rule:           rec.Rule,
 	}
 }
 

@@ -58,6 +58,10 @@ type Settings struct {
 	// (docs/BEHAVIOUR.md#cost); PUT /api/prices replaces them, and so does
 	// a PUT /api/settings that gives them.
 	Prices []PriceRow `json:"prices"`
+	// Rules are the routing rules, in order, first match wins
+	// (docs/BEHAVIOUR.md#routing-rules); a body that gives them replaces
+	// them whole.
+	Rules []proxy.Rule `json:"rules"`
 }
 
 // BreakerProfiles holds the per-profile breaker defaults set by the user
@@ -85,6 +89,7 @@ func DefaultSettings() Settings {
 		BalanceRefreshMinutes: 10,
 		UpdateFeedURL:         update.DefaultFeed,
 		Prices:                []PriceRow{},
+		Rules:                 []proxy.Rule{},
 	}
 }
 
@@ -103,12 +108,15 @@ func (s Settings) clone() Settings {
 // the current snapshot.
 func mergeSettings(base Settings, body []byte) (Settings, error) {
 	s := base.clone()
-	s.Prices = nil
+	s.Prices, s.Rules = nil, nil
 	if err := decodeBody(body, &s); err != nil {
 		return Settings{}, err
 	}
 	if s.Prices == nil { // left out (or null): kept
 		s.Prices = base.Prices
+	}
+	if s.Rules == nil {
+		s.Rules = base.Rules
 	}
 	return s, nil
 }
@@ -129,6 +137,9 @@ func (a *App) loadSettings(ctx context.Context) (Settings, error) {
 	}
 	if s.Prices == nil { // [] in the API, not null
 		s.Prices = []PriceRow{}
+	}
+	if s.Rules == nil {
+		s.Rules = []proxy.Rule{}
 	}
 	s.StartAtLogin = a.startAtLogin()
 	return s, nil
@@ -155,7 +166,10 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var saved Settings
+	var (
+		saved    Settings
+		warnings []Warning
+	)
 	err = a.mutate(r.Context(), func(ctx context.Context) error {
 		if now := a.state.Load(); now != base {
 			// Another change came first: merge onto it instead. The body
@@ -166,6 +180,10 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if err := validateSettings(s, a.opts.Listen); err != nil {
+			return err
+		}
+		var err error
+		if warnings, err = validateRules(s.Rules, targetsOf(a.state.Load().Endpoints)); err != nil {
 			return err
 		}
 		if startAtLogin, ok := givenStartAtLogin(body); ok {
@@ -185,7 +203,7 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a.events.Publish("settings", saved)
-	writeJSON(w, http.StatusOK, saved)
+	writeJSON(w, http.StatusOK, SettingsReply{Settings: saved, Warnings: warnings})
 	return nil
 }
 

@@ -52,12 +52,17 @@ func (b *StatBucket) Add(o StatBucket) {
 	b.Hedges += o.Hedges
 }
 
+// noRule is the key, under group=rule, of the requests no routing rule
+// decided; no rule may take the name (app/rules.go).
+const noRule = "(no rule)"
+
 // statsQuery is a parsed stats request.
 type statsQuery struct {
 	from, to time.Time
 	bucket   string // minute, hour or day
 	byModel  bool
 	byKey    bool // group=key: the pool key buckets
+	byRule   bool // group=rule: the routing rule buckets
 }
 
 // Stats ranges and their limits.
@@ -105,8 +110,10 @@ func parseStatsQuery(r *http.Request, now time.Time) (statsQuery, error) {
 		s.byModel = true
 	case "key":
 		s.byKey = true
+	case "rule":
+		s.byRule = true
 	default:
-		return s, errBadRequest("bad_query", "group", "query group=%q must be endpoint, model or key", g)
+		return s, errBadRequest("bad_query", "group", "query group=%q must be endpoint, model, key or rule", g)
 	}
 	switch {
 	case !s.from.Before(s.to):
@@ -128,8 +135,11 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 		from = from.Truncate(time.Hour)
 	}
 	read := a.db.UsageBuckets
-	if q.byKey {
+	switch {
+	case q.byKey:
 		read = a.db.UsageKeyBuckets
+	case q.byRule:
+		read = a.db.UsageRuleBuckets
 	}
 	rows, err := read(r.Context(), from, q.to, q.bucket == "minute")
 	if err != nil {
@@ -149,6 +159,8 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 		case q.byKey:
 			// Its endpoint's name and the key's label and mask, never the key.
 			k.key = b.Endpoint + " / " + b.Key
+		case q.byRule:
+			k.key = cmp.Or(b.Rule, noRule)
 		}
 		if q.bucket == "day" {
 			t := b.Start.In(time.Local)
@@ -204,6 +216,9 @@ func (a *App) statsCSVHandler(w http.ResponseWriter, r *http.Request) error {
 	group := "endpoint"
 	if q.byKey {
 		group = "key"
+	}
+	if q.byRule {
+		group = "rule"
 	}
 	if q.byModel {
 		group = "model"

@@ -77,23 +77,18 @@ func (q *request) runAttempts(cands []*endpoint) loopEnd {
 		}
 	}
 	tried := len(q.attempts)
-	if q.sess.hex != "" {
-		cands, q.rec.Routing.Affinity = q.sessionOrder(cands, q.sess)
-	}
-	seen := q.s.cursors[q.pi].Load()
-	pos := q.startPos(cands, seen, true)
-	q.order = append(append(q.order[:0], cands[pos:]...), cands[:pos]...)
-	for visited := 0; visited < len(cands) && len(q.attempts) < q.budget; visited++ {
-		e := cands[pos]
+	var seen [2]int64
+	q.order, seen = q.walkOrder(cands, true)
+	for visited := 0; visited < len(q.order) && len(q.attempts) < q.budget; visited++ {
+		e := q.order[visited]
 		switch q.visit(e, q.budget) {
 		case visitDone:
 			return loopDone
 		case visitFailed:
 			if q.explicit == nil {
-				seen = q.leave(e, seen)
+				q.leave(e, &seen)
 			}
 		}
-		pos = (pos + 1) % len(cands)
 	}
 	if len(q.attempts) == tried {
 		if tried > 0 {
@@ -266,27 +261,44 @@ func (q *request) permit(e *endpoint, spent []int64) (permit, error) {
 
 const permitGrace = 10 * time.Minute
 
-// strategy is the strategy this request is routed by: a request that
-// names no conversation is routed as sticky under the session strategy.
-func (q *request) strategy() Strategy {
-	if q.snap.strategy == StrategySession && q.sess.hex == "" {
-		return StrategySticky
+// routeStrategy is the strategy a matched rule names, else the setting's.
+func (q *request) routeStrategy() Strategy {
+	if q.rule != nil && q.rule.Then.Strategy != "" {
+		return q.rule.Then.Strategy
 	}
 	return q.snap.strategy
 }
 
-// leave moves the sticky cursor past e, which the loop leaves because it
-// failed. The compare-and-swap from the value this request last saw keeps
-// concurrent failures on the same endpoint from skipping a healthy one.
-func (q *request) leave(e *endpoint, seen int64) int64 {
-	if q.strategy() != StrategySticky {
-		return seen
+// strategy is the strategy this request is routed by: a request that
+// names no conversation is routed as sticky under the session strategy.
+func (q *request) strategy() Strategy { return q.resolve(q.routeStrategy()) }
+
+func (q *request) resolve(s Strategy) Strategy {
+	if s == StrategySession && q.sess.hex == "" {
+		return StrategySticky
 	}
-	next := int64((e.listIndex[q.pi] + 1) % len(q.snap.lists[q.pi]))
-	if q.s.cursors[q.pi].CompareAndSwap(seen, next) {
-		return next
+	return s
+}
+
+// leave moves the sticky cursor of e's frame past e, which the loop
+// leaves because it failed. The compare-and-swap from the value this
+// request last saw keeps concurrent failures on the same endpoint from
+// skipping a healthy one.
+func (q *request) leave(e *endpoint, seen *[2]int64) {
+	i := 1
+	if q.rule != nil && q.rule.has(e) {
+		i = 0
 	}
-	return q.s.cursors[q.pi].Load()
+	f := q.frame(i)
+	if f.strategy != StrategySticky || f.size == 0 {
+		return
+	}
+	next := int64((f.pos(e) + 1) % f.size)
+	if f.cursor.CompareAndSwap(seen[i], next) {
+		seen[i] = next
+		return
+	}
+	seen[i] = f.cursor.Load()
 }
 
 // try runs one attempt on e, reports its outcome to the permit and

@@ -55,6 +55,8 @@ type Endpoint struct {
 	// Weight is its share under the weighted and session strategies
 	// (docs/BEHAVIOUR.md#rotation); 0: only when nothing else is left.
 	Weight int
+	// Tags are what routing rules name as tag:<tag> (rules.go).
+	Tags []string
 }
 
 // Config is everything the proxy needs to route; the zero value of each
@@ -80,6 +82,9 @@ type Config struct {
 	// (docs/BEHAVIOUR.md#capture-and-resend); "" is off.
 	Capture        CaptureMode
 	CaptureBodyCap int
+	// Rules are the routing rules, first match wins (rules.go,
+	// docs/BEHAVIOUR.md#routing-rules); the app validated them.
+	Rules []Rule
 }
 
 // endpoint is an Endpoint compiled for the request path.
@@ -126,6 +131,7 @@ type snapshot struct {
 	invalid map[string]string
 	// secrets are what a capture must mask (captureSecrets).
 	secrets []string
+	rules   []*rule // cfg.Rules compiled
 }
 
 // versionSegment is an API version in a base path: /v1, /v4, or
@@ -170,6 +176,7 @@ func compile(cfg Config) *snapshot {
 			k.variant.listIndex = e.listIndex
 		}
 	}
+	s.rules = compileRules(cfg.Rules, all)
 	return s
 }
 
@@ -240,17 +247,7 @@ func compileEndpoint(e Endpoint) (*endpoint, error) {
 	for _, m := range e.Models {
 		ce.models = append(ce.models, compilePattern(m))
 	}
-	for from, to := range e.ModelMap {
-		ce.modelMap = append(ce.modelMap, mapping{from: compilePattern(from), to: to})
-	}
-	// Map iteration order is random; the most specific pattern wins so the
-	// choice is stable: exact names first, then longer literal text.
-	slices.SortFunc(ce.modelMap, func(a, b mapping) int {
-		return cmp.Or(
-			cmp.Compare(a.from.wild(), b.from.wild()),
-			-cmp.Compare(a.from.literalLen(), b.from.literalLen()),
-			strings.Compare(a.from.raw, b.from.raw))
-	})
+	ce.modelMap = compileMap(e.ModelMap)
 	compileKeys(ce)
 	return ce, nil
 }
@@ -286,9 +283,29 @@ func (e *endpoint) serves(pi int, model string) bool {
 	return false
 }
 
+// compileMap compiles a model_map (an endpoint's or a rule's).
+func compileMap(mm map[string]string) []mapping {
+	var out []mapping
+	for from, to := range mm {
+		out = append(out, mapping{from: compilePattern(from), to: to})
+	}
+	// Map iteration order is random; the most specific pattern wins so the
+	// choice is stable: exact names first, then longer literal text.
+	slices.SortFunc(out, func(a, b mapping) int {
+		return cmp.Or(
+			cmp.Compare(a.from.wild(), b.from.wild()),
+			-cmp.Compare(a.from.literalLen(), b.from.literalLen()),
+			strings.Compare(a.from.raw, b.from.raw))
+	})
+	return out
+}
+
 // mapModel applies model_map after the endpoint was chosen.
-func (e *endpoint) mapModel(model string) string {
-	for _, m := range e.modelMap {
+func (e *endpoint) mapModel(model string) string { return mapWith(e.modelMap, model) }
+
+// mapWith is model as the first mapping that matches it rewrites it.
+func mapWith(mm []mapping, model string) string {
+	for _, m := range mm {
 		if m.from.match(model) {
 			return m.to
 		}

@@ -24,6 +24,11 @@ type Explanation struct {
 	// Outcome says in words what the request would get when there are no
 	// candidates; "" when there are.
 	Outcome string `json:"outcome"`
+	// Rule names the routing rule that matched ("" when none did); Rules
+	// is each rule's verdict, in order, up to and including it
+	// (docs/BEHAVIOUR.md#routing-rules).
+	Rule  string      `json:"rule"`
+	Rules []RuleMatch `json:"rules"`
 }
 
 // RouteCandidate is a candidate of a dry run: the endpoint, its breaker
@@ -40,24 +45,40 @@ type RouteCandidate struct {
 	LoadMs float64 `json:"load_ms"`
 }
 
-// Explain runs routing for a request of protocol p asking for model
-// without sending anything or changing any breaker or cursor: the same
-// decide the proxy runs, with the breakers peeked at. A request that
-// names its conversation is routed by the session strategy; a dry run
-// has none, so it shows the sticky order.
+// Explain runs routing for a request of protocol p asking for model,
+// a main conversation's with nothing else to say, as ExplainSample does.
 func (s *Server) Explain(p Protocol, model string) Explanation {
-	x := Explanation{Protocol: p, Model: model, Candidates: []RouteCandidate{}, Excluded: []Excluded{}, Translated: map[string]string{}}
+	return s.ExplainSample(Sample{Protocol: p, Model: model})
+}
+
+// ExplainSample runs routing for the sample request without sending
+// anything or changing any breaker or cursor: the same rules and decide
+// the proxy runs, with the breakers peeked at. A request that names its
+// conversation is routed by the session strategy; a dry run has none, so
+// it shows the sticky order.
+func (s *Server) ExplainSample(sm Sample) Explanation {
+	p, model := sm.Protocol, sm.Model
+	x := Explanation{Protocol: p, Model: model, Candidates: []RouteCandidate{}, Excluded: []Excluded{}, Translated: map[string]string{},
+		Rules: []RuleMatch{}}
 	snap := s.snap.Load()
 	if snap == nil || !p.Valid() {
 		x.Outcome = "no configuration loaded"
 		return x
 	}
-	q := &request{s: s, snap: snap, proto: p, pi: p.index(), model: model, r: &http.Request{}}
-	x.Strategy = snap.strategy
+	q := &request{s: s, snap: snap, proto: p, pi: p.index(), model: model, r: &http.Request{Header: sm.Header}, rec: &Record{}}
+	q.rule, x.Rules = matchRules(snap.rules, &sm)
+	if q.rule != nil {
+		x.Rule = q.rule.Name
+	}
+	x.Strategy = q.routeStrategy()
 	now := time.Now()
 	d := q.decide(now, true)
 	x.Excluded = append(x.Excluded, d.excluded...)
-	x.Excluded = append(x.Excluded, snap.offList(q.pi)...)
+	for _, e := range snap.offList(q.pi) {
+		if q.rule == nil || !q.rule.has(snap.byName[e.Endpoint]) {
+			x.Excluded = append(x.Excluded, e)
+		}
+	}
 	if len(d.cands) == 0 {
 		switch {
 		case d.byBreaker == 0:
@@ -67,8 +88,8 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 		}
 		return x
 	}
-	start := q.startPos(d.cands, q.s.cursors[q.pi].Load(), false)
-	order := append(slices.Clone(d.cands[start:]), d.cands[:start]...)
+	q.ruleN = d.ruleN
+	order, _ := q.walkOrder(d.cands, false)
 	for _, e := range order {
 		i := slices.IndexFunc(d.cands, func(c *endpoint) bool { return c == e })
 		c := d.candidates[i]

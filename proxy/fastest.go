@@ -122,7 +122,7 @@ func (ss *speeds) draw(n int) int {
 // random; a dry run, which must not draw, shows the lowest of all.
 type fastest struct{}
 
-func (fastest) start(q *request, cands []*endpoint, _ int64, advance bool) int {
+func (fastest) start(q *request, _ *frame, cands []*endpoint, _ int64, advance bool) int {
 	ss, now := &q.s.speeds, time.Now()
 	if len(cands) < 2 {
 		return 0

@@ -137,7 +137,7 @@ func (q *request) encode(ctx context.Context, e *endpoint) (*http.Request, error
 // only the model value changed when the @name/ prefix or model_map
 // changes it.
 func (q *request) bodyFor(e *endpoint) []byte {
-	m := e.mapModel(q.model)
+	m := q.modelFor(e)
 	q.rec.ModelForwarded = m
 	if m == q.info.model {
 		return q.body

@@ -35,6 +35,7 @@ type Record struct {
 	ModelAsked     string    `json:"model_asked"`
 	ModelForwarded string    `json:"model_forwarded"`
 	Explicit       bool      `json:"explicit"`
+	Rule           string    `json:"rule"` // the routing rule that decided the candidates; "" when none did
 	EndpointID     int64     `json:"endpoint_id"`
 	Endpoint       string    `json:"endpoint"`
 	Status         int       `json:"status"`

@@ -30,6 +30,10 @@ type request struct {
 	info     bodyInfo
 	model    string    // the model asked, @name/ prefix removed
 	explicit *endpoint // nil unless the request named its endpoint
+	// rule is the routing rule that matched (rules.go), nil when none did;
+	// ruleN how many of the candidates are its endpoints.
+	rule     *rule
+	ruleN    int
 	rawQuery string    // the query to forward (ccmesh_endpoint removed)
 	attempts []attempt // this request's attempts so far, in order
 	budget   int       // attempts allowed in all; set when the loop first runs
@@ -91,7 +95,8 @@ func (q *request) serve() {
 		return
 	}
 	q.rec.ModelAsked = q.model
-	if q.snap.strategy == StrategySession && q.explicit == nil {
+	q.matchRule()
+	if q.routeStrategy() == StrategySession && q.explicit == nil {
 		if key := q.sessionKey(); key != "" {
 			q.sess = newSession(key)
 			q.rec.Routing.Session = q.sess.hex
@@ -219,9 +224,10 @@ func (q *request) route() (cands []*endpoint, ok bool) {
 	for {
 		now := time.Now()
 		d := q.decide(now, false)
-		q.rec.Routing.Strategy = q.snap.strategy
+		q.rec.Routing.Strategy = q.routeStrategy()
 		q.rec.Routing.Candidates, q.rec.Routing.Excluded = d.candidates, d.excluded
 		if len(d.cands) > 0 {
+			q.ruleN = d.ruleN
 			return d.cands, true
 		}
 		if d.byBreaker == 0 {
@@ -252,6 +258,9 @@ type decision struct {
 	candidates []Candidate // cands as the log shows them
 	excluded   []Excluded
 	byBreaker  int // how many of excluded a breaker holds back
+	// ruleN is how many of cands, from the first, are a matched rule's
+	// endpoints (the rest are the fallback).
+	ruleN int
 	// waitable: every endpoint serving the model is held back by a rate
 	// limit only; waitUntil is when the earliest may be tried again.
 	waitable  bool
@@ -264,14 +273,14 @@ type decision struct {
 func (q *request) decide(now time.Time, peek bool) decision {
 	var d decision
 	waitable := true
-	for _, e := range q.snap.lists[q.pi] {
-		if !e.serves(q.pi, q.model) {
+	consider := func(e *endpoint, model string) {
+		if !e.serves(q.pi, model) {
 			why := ExcludedModel
 			if e.protocol != q.pi {
 				why = ExcludedProtocol
 			}
 			d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: why})
-			continue
+			return
 		}
 		b := q.s.breakers.Get(e.ID)
 		passes := peek && b.WouldBeAvailable(now) || !peek && b.Available(now)
@@ -279,12 +288,12 @@ func (q *request) decide(now time.Time, peek bool) decision {
 			d.excluded = append(d.excluded, Excluded{EndpointID: e.ID, Endpoint: e.Name, Reason: ExcludedKeys})
 			d.byBreaker++
 			waitable = false
-			continue
+			return
 		}
 		if passes {
 			d.cands = append(d.cands, e)
 			d.candidates = append(d.candidates, Candidate{EndpointID: e.ID, Endpoint: e.Name, State: b.View(now).State})
-			continue
+			return
 		}
 		v := b.View(now)
 		d.byBreaker++
@@ -302,6 +311,24 @@ func (q *request) decide(now time.Time, peek bool) decision {
 			d.waitUntil = until
 		}
 	}
+	// A matched rule's endpoints come first, serving the model as the
+	// rule rewrites it; the routable list follows only with fallback,
+	// without the endpoints already considered (docs/BEHAVIOUR.md#routing-rules).
+	r := q.rule
+	if r != nil {
+		m := r.mapModel(q.model)
+		for _, e := range r.endpoints {
+			consider(e, m)
+		}
+		d.ruleN = len(d.cands)
+	}
+	if r == nil || r.Then.Fallback {
+		for _, e := range q.snap.lists[q.pi] {
+			if r == nil || !r.has(e) {
+				consider(e, q.model)
+			}
+		}
+	}
 	d.waitable = waitable && !d.waitUntil.IsZero()
 	return d
 }
@@ -312,6 +339,10 @@ const halfOpenPoll = 100 * time.Millisecond
 
 func (q *request) noEndpointMessage() string {
 	proto := q.proto
+	if r := q.rule; r != nil && !r.Then.Fallback {
+		return fmt.Sprintf("routing rule %q sends this request to %s, and none of them serves model %s to %s clients; "+
+			"change the rule's endpoints, or let the normal endpoints follow (fallback)", r.Name, strings.Join(r.Then.Endpoints, ", "), q.model, proto)
+	}
 	if len(q.snap.lists[q.pi]) == 0 {
 		return fmt.Sprintf("no enabled endpoint serves %s clients; add or enable one in ccmesh (endpoints of other protocols serve them, translated, only for models their models or model_map name)", proto)
 	}

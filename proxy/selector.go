@@ -1,9 +1,11 @@
 package proxy
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // A selector is one rotation strategy (docs/BEHAVIOUR.md#rotation): where
@@ -11,11 +13,11 @@ import (
 // dry run (explain.go) ask the same selector, the dry run without moving
 // anything.
 type selector interface {
-	// start is the index into cands, which are in routable-list order, to
-	// start the walk at. cursor is the protocol's sticky cursor as the
-	// request read it; advance says whether the selector may move shared
-	// state (false for a dry run).
-	start(q *request, cands []*endpoint, cursor int64, advance bool) int
+	// start is the index into cands, which are in f's list order, to
+	// start the walk at. cursor is f's sticky cursor as the request read
+	// it; advance says whether the selector may move shared state (false
+	// for a dry run).
+	start(q *request, f *frame, cands []*endpoint, cursor int64, advance bool) int
 }
 
 // selectors holds one selector per strategy; "" is sticky.
@@ -39,24 +41,24 @@ func selectorOf(s Strategy) selector {
 // own order.
 type first struct{}
 
-func (first) start(*request, []*endpoint, int64, bool) int { return 0 }
+func (first) start(*request, *frame, []*endpoint, int64, bool) int { return 0 }
 
 // sticky starts at the cursor, which moves only when an endpoint fails.
 type sticky struct{}
 
-func (sticky) start(q *request, cands []*endpoint, cursor int64, _ bool) int {
-	return q.atOrAfter(cands, cursor)
+func (sticky) start(_ *request, f *frame, cands []*endpoint, cursor int64, _ bool) int {
+	return f.atOrAfter(cands, cursor)
 }
 
 // roundRobin moves the cursor on every request.
 type roundRobin struct{}
 
-func (roundRobin) start(q *request, cands []*endpoint, _ int64, advance bool) int {
-	at := q.s.cursors[q.pi].Load()
+func (roundRobin) start(_ *request, f *frame, cands []*endpoint, _ int64, advance bool) int {
+	at := f.cursor.Load()
 	if advance {
-		at = q.s.cursors[q.pi].Add(1) - 1
+		at = f.cursor.Add(1) - 1
 	}
-	return q.atOrAfter(cands, at)
+	return f.atOrAfter(cands, at)
 }
 
 // weighted is smooth weighted round-robin over the candidates (which are
@@ -65,7 +67,7 @@ func (roundRobin) start(q *request, cands []*endpoint, _ int64, advance bool) in
 // no candidate has a weight; the walk after the start is list order.
 type weighted struct{}
 
-func (weighted) start(q *request, cands []*endpoint, _ int64, advance bool) int {
+func (weighted) start(q *request, _ *frame, cands []*endpoint, _ int64, advance bool) int {
 	st := &q.s.weights[q.pi]
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -105,27 +107,87 @@ type weightState struct {
 	current map[int64]int
 }
 
+// frame is a list the rotation runs over (docs/BEHAVIOUR.md#rotation):
+// the protocol's routable list, or a matched rule's endpoints
+// (docs/BEHAVIOUR.md#routing-rules), each with its own cursor and strategy.
+type frame struct {
+	size     int
+	pos      func(e *endpoint) int // e's index in the list
+	cursor   *atomic.Int64
+	strategy Strategy // resolved: session only for a request that names its conversation
+}
+
+// frame is the request's frame i: 0 a matched rule's, 1 the routable list's.
+func (q *request) frame(i int) frame {
+	if i == 0 && q.rule != nil {
+		r := q.rule
+		return frame{size: len(r.endpoints), pos: func(e *endpoint) int { return r.pos[e.origin().ID] },
+			cursor: q.s.ruleCursor(r.Name), strategy: q.resolve(cmp.Or(r.Then.Strategy, q.snap.strategy))}
+	}
+	return frame{size: len(q.snap.lists[q.pi]), pos: func(e *endpoint) int { return e.listIndex[q.pi] },
+		cursor: &q.s.cursors[q.pi], strategy: q.resolve(q.snap.strategy)}
+}
+
+// ruleCursor is the rotation cursor of the rule named name, kept across
+// configuration changes as the protocols' are.
+func (s *Server) ruleCursor(name string) *atomic.Int64 {
+	if c, ok := s.ruleCursors.Load(name); ok {
+		return c.(*atomic.Int64)
+	}
+	c, _ := s.ruleCursors.LoadOrStore(name, new(atomic.Int64))
+	return c.(*atomic.Int64)
+}
+
 // atOrAfter is the first candidate at or after list position pos (modulo
 // the list's length, so cursors survive edits), cyclically.
-func (q *request) atOrAfter(cands []*endpoint, pos int64) int {
-	n := int64(len(q.snap.lists[q.pi]))
+func (f *frame) atOrAfter(cands []*endpoint, pos int64) int {
+	n := int64(f.size)
 	if n == 0 {
 		return 0
 	}
 	at := pos % n
 	for i, e := range cands {
-		if int64(e.listIndex[q.pi]) >= at {
+		if int64(f.pos(e)) >= at {
 			return i
 		}
 	}
 	return 0
 }
 
-// startPos picks where the walk over cands starts: an explicit endpoint's
-// request starts at it; otherwise the request's strategy decides.
-func (q *request) startPos(cands []*endpoint, cursor int64, advance bool) int {
-	if q.explicit != nil || len(q.snap.lists[q.pi]) == 0 {
-		return 0
+// walkOrder is the order the attempt loop walks cands in: an explicit
+// endpoint alone; otherwise a matched rule's endpoints (the first ruleN)
+// from where the rule's strategy starts, then the rest from where the
+// setting's starts, each part cyclically. seen holds each frame's cursor
+// as read. advance says whether the strategies may move shared state
+// (false for a dry run).
+func (q *request) walkOrder(cands []*endpoint, advance bool) (order []*endpoint, seen [2]int64) {
+	if q.explicit != nil {
+		return cands, seen
 	}
-	return selectorOf(q.strategy()).start(q, cands, cursor, advance)
+	parts := [2][]*endpoint{nil, cands}
+	if q.rule != nil {
+		parts = [2][]*endpoint{cands[:q.ruleN], cands[q.ruleN:]}
+	}
+	order = make([]*endpoint, 0, len(cands))
+	for i, part := range parts {
+		if len(part) == 0 {
+			continue
+		}
+		f := q.frame(i)
+		if f.strategy == StrategySession {
+			var affinity bool
+			part, affinity = q.sessionOrder(part, q.sess)
+			if advance {
+				q.rec.Routing.Affinity = q.rec.Routing.Affinity || affinity
+			}
+		}
+		seen[i] = f.cursor.Load()
+		pos := 0
+		if f.size > 0 {
+			pos = selectorOf(f.strategy).start(q, &f, part, seen[i], advance)
+		}
+		order = append(order, part[pos:]...)
+		order = append(order, part[:pos]...)
+	}
+	return order, seen
 }

@@ -52,6 +52,8 @@ type Server struct {
 	// into the protocol's routable list (taken modulo its current length so
 	// they survive edits).
 	cursors [numProtocols]atomic.Int64
+	// ruleCursors are the routing rules' own, by rule name (selector.go).
+	ruleCursors sync.Map
 	// copyBufs recycles copyResponse's 32 KiB buffers: one per request
 	// would otherwise dominate the proxy's allocations.
 	copyBufs sync.Pool

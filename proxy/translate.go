@@ -78,7 +78,7 @@ func (q *request) clientRequest() (*conv.Request, error) {
 // translatedBody is the body for e in e's protocol, encoded once per
 // protocol and forwarded model.
 func (q *request) translatedBody(e *endpoint, t *translation) ([]byte, error) {
-	m := e.mapModel(q.model)
+	m := q.modelFor(e)
 	q.rec.ModelForwarded = m
 	key := string(e.Protocol) + "\x00" + m + "\x00" + q.adjusted.String()
 	if b, ok := q.bodies[key]; ok {

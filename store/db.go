@@ -383,6 +383,11 @@ func (db *DB) prepare(ctx context.Context) error {
 			return fmt.Errorf("prepare the %s upsert: %w", table, err)
 		}
 	}
+	for _, table := range []string{ruleMinuteTable, ruleHourTable} {
+		if db.upsert[table], err = db.sql.PrepareContext(ctx, fmt.Sprintf(ruleUsageUpsert, table)); err != nil {
+			return fmt.Errorf("prepare the %s upsert: %w", table, err)
+		}
+	}
 	return nil
 }
 

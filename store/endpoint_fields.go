@@ -145,6 +145,7 @@ var endpointFields = []endpointField{
 	plain("proxy_url", func(e *Endpoint) *string { return &e.ProxyURL }, func(p *EndpointPatch) **string { return &p.ProxyURL }),
 	list("keys", func(e *Endpoint) *[]EndpointKey { return &e.Keys }, func(p *EndpointPatch) **[]EndpointKey { return &p.Keys }),
 	plain("weight", func(e *Endpoint) *int { return &e.Weight }, func(p *EndpointPatch) **int { return &p.Weight }),
+	list("tags", func(e *Endpoint) *[]string { return &e.Tags }, func(p *EndpointPatch) **[]string { return &p.Tags }),
 }
 
 // The statements made of endpointFields.

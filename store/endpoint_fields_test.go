@@ -37,6 +37,7 @@ var everyField = map[string]any{
 	"Keys": []EndpointKey{{Label: "main", Key: "sk-every-field-1234", Weight: 3, Enabled: true},
 		{Label: "spare", Key: "sk-every-field-5678", Weight: 0, Enabled: false}},
 	"Weight": 4,
+	"Tags":   []string{"cheap", "eu"},
 }
 
 // keyless is v with the ids of a key pool zeroed.

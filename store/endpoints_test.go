@@ -27,7 +27,7 @@ func TestCreateEndpointDefaults(t *testing.T) {
 		Protocol: "anthropic", Auth: "", Models: []string{}, ModelMap: map[string]string{},
 		Enabled: true, SortOrder: 0, BreakerOverrides: json.RawMessage("{}"), PriceMultiplier: 1, HedgeAfterMs: -1, Drops: []EndpointDrop{},
 		Balance: json.RawMessage("{}"), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
-		Keys: []EndpointKey{{ID: a.Keys[0].ID, Key: "sk-secret", Weight: 1, Enabled: true}}, Weight: 1,
+		Keys: []EndpointKey{{ID: a.Keys[0].ID, Key: "sk-secret", Weight: 1, Enabled: true}}, Weight: 1, Tags: []string{},
 	}
 	if !reflect.DeepEqual(a, want) {
 		t.Errorf("created\n got %+v\nwant %+v", a, want)

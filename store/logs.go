@@ -20,7 +20,7 @@ const logColumns = `id, at, protocol, path, model_asked, model_forwarded, explic
 	endpoint_id, endpoint, status, attempts, duration_ms, ttfb_ms, stream, stream_end,
 	tokens_in, tokens_out, sent_upstream, client_gone, error, routing, history, resent_from,
 	usage_input, usage_output, usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated,
-	cost_usd, model_answered`
+	cost_usd, model_answered, rule`
 
 // ListLogs returns request logs newest first (by id). nextBefore is the id
 // to pass as LogFilter.Before for the next page, or 0 on the last page.
@@ -102,7 +102,7 @@ func scanLog(s scanner) (RequestLog, error) {
 	err := s.Scan(&r.ID, &at, &r.Protocol, &r.Path, &r.ModelAsked, &r.ModelForwarded, &r.Explicit,
 		&r.EndpointID, &r.Endpoint, &r.Status, &r.Attempts, &r.DurationMs, &r.TTFBMs, &r.Stream,
 		&r.StreamEnd, &r.TokensIn, &r.TokensOut, &r.SentUpstream, &r.ClientGone, &r.Error,
-		&routing, &history, &resentFrom, &u[0], &u[1], &u[2], &u[3], &u[4], &estimated, &cost, &r.ModelAnswered)
+		&routing, &history, &resentFrom, &u[0], &u[1], &u[2], &u[3], &u[4], &estimated, &cost, &r.ModelAnswered, &r.Rule)
 	if err != nil {
 		return RequestLog{}, err
 	}
@@ -260,12 +260,12 @@ func insertLogSQL(n int) string {
 	model_asked, model_forwarded, explicit, endpoint_id, endpoint, status, attempts,
 	duration_ms, ttfb_ms, stream, stream_end, tokens_in, tokens_out, sent_upstream,
 	client_gone, error, routing, history, resent_from, usage_input, usage_output,
-	usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated, cost_usd, model_answered)
+	usage_cache_read, usage_cache_write, usage_reasoning, usage_estimated, cost_usd, model_answered, rule)
 	VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 const (
-	logColumnsN = 30 // the columns insertLogSQL names
+	logColumnsN = 31 // the columns insertLogSQL names
 	// logInsertRows is how many rows the batch's multi-row INSERT takes
 	// (bench/NOTES.md).
 	logInsertRows = 8
@@ -316,7 +316,7 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 					r.SentUpstream, r.ClientGone, r.Error, nullJSON(routing[j]), nullJSON(history[j]),
 					sql.NullInt64{Int64: r.ResentFrom, Valid: r.ResentFrom > 0})
 				args = appendSums(args, r)
-				args = append(args, r.ModelAnswered)
+				args = append(args, r.ModelAnswered, r.Rule)
 			}
 			res, err := stmt.ExecContext(ctx, args...)
 			if err != nil {
@@ -344,6 +344,7 @@ func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, hist
 				}
 				for k := range r.Deltas {
 					usage.add(r.At, &r.Deltas[k])
+					usage.addRule(r.At, r.Rule, &r.Deltas[k])
 				}
 			}
 			i += n

@@ -34,6 +34,7 @@ type Endpoint struct {
 	// (the API shows each masked); APIKey is always the first key's secret.
 	Keys      []EndpointKey `json:"-"`
 	Weight    int           `json:"weight"` // docs/BEHAVIOUR.md#rotation; 0: only when nothing else is left
+	Tags      []string      `json:"tags"`   // groups routing rules name as tag:<tag> (docs/BEHAVIOUR.md#routing-rules); [] when none
 	CreatedAt time.Time     `json:"created_at"`
 	UpdatedAt time.Time     `json:"updated_at"`
 }
@@ -68,6 +69,7 @@ type EndpointPatch struct {
 	// Without Keys, APIKey replaces the pool with one key (none when "").
 	Keys   *[]EndpointKey `json:"keys"`
 	Weight *int           `json:"weight" range:"0,1000"` // default 1
+	Tags   *[]string      `json:"tags"`
 }
 
 // EndpointKey is one key of an endpoint's pool (docs/BEHAVIOUR.md#key-pools).
@@ -159,6 +161,7 @@ type RequestLog struct {
 	Error         string `json:"error"`
 	Routing       any    `json:"routing,omitempty"`
 	History       any    `json:"history,omitempty"`
+	Rule          string `json:"rule"` // the routing rule that decided the candidates (docs/BEHAVIOUR.md#routing-rules); "" when none did
 	// Usage is the usage of all the request's attempts summed; CostUSD
 	// the sum of their costs, nil when no attempt had a price (unknown,
 	// never 0). Both are nil on rows logged before they were kept.

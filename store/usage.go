@@ -40,6 +40,7 @@ type UsageBucket struct {
 	Model      string    `json:"model"`
 	KeyID      int64     `json:"key_id,omitempty"` // key buckets only (UsageKeyBuckets)
 	Key        string    `json:"key,omitempty"`
+	Rule       string    `json:"rule,omitempty"` // rule buckets only (UsageRuleBuckets)
 	Requests   int64     `json:"requests"`
 	Succeeded  int64     `json:"succeeded"`
 	Attempts   int64     `json:"attempts"`
@@ -91,6 +92,9 @@ type usageSums struct {
 	// keyMinute and keyHour are the key buckets', by start and key id (in
 	// usageKey's endpointID).
 	keyMinute, keyHour map[usageKey]*UsageDelta
+	// ruleMinute and ruleHour are the rule buckets', by start and rule (in
+	// usageKey's model).
+	ruleMinute, ruleHour map[usageKey]*UsageDelta
 }
 
 func (u *usageSums) add(at time.Time, d *UsageDelta) {
@@ -150,7 +154,10 @@ func (u *usageSums) write(ctx context.Context, tx *sql.Tx, upsert map[string]*sq
 		}
 		stmt.Close()
 	}
-	return u.writeKeys(ctx, tx, upsert)
+	if err := u.writeKeys(ctx, tx, upsert); err != nil {
+		return err
+	}
+	return u.writeRules(ctx, tx, upsert)
 }
 
 // UsageBuckets returns the sums per bucket start, endpoint and model in
@@ -194,5 +201,8 @@ func pruneUsage(ctx context.Context, tx *sql.Tx, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM usage_hours WHERE start < ?`, now.Add(-HourBucketsKept).UnixMilli()); err != nil {
 		return err
 	}
-	return pruneKeyUsage(ctx, tx, now)
+	if err := pruneKeyUsage(ctx, tx, now); err != nil {
+		return err
+	}
+	return pruneRuleUsage(ctx, tx, now)
 }

@@ -21,12 +21,17 @@ const (
 	CodeInvalidAPIKey       = "invalid_api_key"
 	CodeInvalidModelPattern = "invalid_model_pattern"
 	CodeInvalidModelMap     = "invalid_model_map"
+	CodeInvalidTag          = "invalid_tag"
 	CodeUnknownID           = "unknown_id"
 	CodeDuplicateID         = "duplicate_id"
 	CodeNotPermutation      = "not_permutation"
 )
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// tagPattern is an endpoint tag (docs/BEHAVIOUR.md#routing-rules): short,
+// and with no character that would need quoting in tag:<tag>.
+var tagPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,32}$`)
 
 func invalid(field, code, format string, args ...any) *ValidationError {
 	return &ValidationError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)}
@@ -39,7 +44,7 @@ func invalid(field, code, format string, args ...any) *ValidationError {
 // breaker_overrides) are the admin API's to validate.
 func validateEndpoint(e *Endpoint) *ValidationError {
 	checks := []func(*Endpoint) *ValidationError{
-		checkName, checkBaseURL, checkAPIKey, checkModels, checkModelMap,
+		checkName, checkBaseURL, checkAPIKey, checkModels, checkModelMap, checkTags,
 	}
 	for _, check := range checks {
 		if err := check(e); err != nil {
@@ -176,6 +181,21 @@ func checkModelPattern(p string) string {
 		return "is not a valid pattern"
 	}
 	return ""
+}
+
+func checkTags(e *Endpoint) *ValidationError {
+	seen := make(map[string]bool, len(e.Tags))
+	for i, t := range e.Tags {
+		field := fmt.Sprintf("tags[%d]", i)
+		if !tagPattern.MatchString(t) {
+			return invalid(field, CodeInvalidTag, "tag %q must be 1 to 32 characters of letters, digits, '.', '_' or '-'", t)
+		}
+		if seen[t] {
+			return invalid(field, CodeInvalidTag, "tag %q is given twice", t)
+		}
+		seen[t] = true
+	}
+	return nil
 }
 
 func checkModels(e *Endpoint) *ValidationError {

@@ -32,6 +32,12 @@ export type OnModelMismatch = "" | "record" | "fail";
 /** Go: proxy.Protocol */
 export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
 
+/** Go: proxy.RuleAgent */
+export type RuleAgent = "main" | "subagent";
+
+/** Go: proxy.RuleTools */
+export type RuleTools = "web_search";
+
 /** Go: proxy.Strategy */
 export type Strategy = "sticky" | "priority" | "round-robin" | "session" | "fastest" | "weighted";
 
@@ -271,6 +277,7 @@ export interface EndpointPatch {
   proxy_url: string | null;
   keys: EndpointKey[] | null;
   weight: number | null;
+  tags: string[] | null;
 }
 
 /** Go: app.EndpointReply */
@@ -293,6 +300,7 @@ export interface EndpointReply {
   on_model_mismatch: OnModelMismatch;
   balance: Connector;
   weight: number;
+  tags: string[];
   created_at: string;
   updated_at: string;
   api_key_masked: string;
@@ -322,6 +330,8 @@ export interface Explanation {
   excluded: Excluded[];
   translated: Record<string, string>;
   outcome: string;
+  rule: string;
+  rules: RuleMatch[];
 }
 
 /** Go: app.exportDoc */
@@ -537,6 +547,7 @@ export interface RequestLog {
   error: string;
   routing?: Routing;
   history?: Attempt[] | null;
+  rule: string;
   usage: LogUsage | null;
   cost_usd: number | null;
   resent_from?: number;
@@ -574,6 +585,46 @@ export interface Routing {
   affinity?: boolean;
 }
 
+/** Go: proxy.Rule */
+export interface Rule {
+  name: string;
+  when: RuleWhen;
+  then: RuleThen;
+}
+
+/** Go: proxy.RuleHeader */
+export interface RuleHeader {
+  name: string;
+  pattern: string;
+}
+
+/** Go: proxy.RuleMatch */
+export interface RuleMatch {
+  name: string;
+  matched: boolean;
+  why: string;
+}
+
+/** Go: proxy.RuleThen */
+export interface RuleThen {
+  endpoints: string[];
+  model_map?: Record<string, string>;
+  strategy?: Strategy;
+  fallback: boolean;
+}
+
+/** Go: proxy.RuleWhen */
+export interface RuleWhen {
+  protocol?: Protocol;
+  models?: string[];
+  agent?: RuleAgent;
+  thinking?: boolean;
+  input_tokens_over?: number;
+  tools?: RuleTools;
+  images?: boolean;
+  header?: RuleHeader;
+}
+
 /** Go: app.Settings */
 export interface Settings {
   listen: string;
@@ -596,6 +647,33 @@ export interface Settings {
   update_check: boolean;
   update_feed_url: string;
   prices: PriceRow[];
+  rules: Rule[];
+}
+
+/** Go: app.SettingsReply */
+export interface SettingsReply {
+  listen: string;
+  strategy: Strategy;
+  breaker: BreakerProfiles;
+  first_byte_timeout_ms: number;
+  idle_timeout_ms: number;
+  hedge_after_ms: number;
+  max_body_bytes: number;
+  client_token: string;
+  log_retention_rows: number;
+  log_retention_days: number;
+  notifications: boolean;
+  start_at_login: boolean;
+  language: string;
+  capture: CaptureMode;
+  capture_body_bytes: number;
+  capture_total_bytes: number;
+  balance_refresh_minutes: number;
+  update_check: boolean;
+  update_feed_url: string;
+  prices: PriceRow[];
+  rules: Rule[];
+  warnings: Warning[];
 }
 
 /** Go: app.StatBucket */
@@ -702,4 +780,11 @@ export interface Usage {
   cache_write: number;
   reasoning: number;
   estimated: boolean;
+}
+
+/** Go: app.Warning */
+export interface Warning {
+  field: string;
+  code: string;
+  message: string;
 }
