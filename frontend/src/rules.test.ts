@@ -14,7 +14,7 @@ describe('rules', () => {
         name: 'all',
         when: {
           protocol: 'openai-chat', models: ['gpt-*', 'o3'], agent: 'subagent', thinking: false, input_tokens_over: 60000,
-          tools: 'web_search', images: true, header: { name: 'x-team', pattern: 'infra*' },
+          tools: 'web_search', images: false, header: { name: 'x-team', pattern: 'infra*' },
         },
         then: { endpoints: ['tag:cheap', 'b'], model_map: { 'gpt-*': 'glm-4.6' }, strategy: 'weighted', fallback: true },
       },

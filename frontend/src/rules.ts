@@ -17,7 +17,8 @@ export interface RuleDraft {
   thinking: '' | 'on' | 'off';
   input_tokens_over: string;
   web_search: boolean;
-  images: boolean;
+  /** '' either, 'on' an image is present, 'off' none is. */
+  images: '' | 'on' | 'off';
   header_name: string;
   header_pattern: string;
   endpoints: string[];
@@ -31,7 +32,7 @@ let nextKey = 1;
 export function emptyDraft(): RuleDraft {
   return {
     key: nextKey++, name: '', protocol: '', models: '', agent: '', thinking: '', input_tokens_over: '', web_search: false,
-    images: false, header_name: '', header_pattern: '', endpoints: [], model_map: '', strategy: '', fallback: true,
+    images: '', header_name: '', header_pattern: '', endpoints: [], model_map: '', strategy: '', fallback: true,
   };
 }
 
@@ -46,7 +47,7 @@ export function draftOfRule(r: Rule): RuleDraft {
     thinking: w.thinking === undefined || w.thinking === null ? '' : w.thinking ? 'on' : 'off',
     input_tokens_over: w.input_tokens_over ? String(w.input_tokens_over) : '',
     web_search: w.tools === 'web_search',
-    images: !!w.images,
+    images: w.images === undefined || w.images === null ? '' : w.images ? 'on' : 'off',
     header_name: w.header?.name ?? '',
     header_pattern: w.header?.pattern ?? '',
     endpoints: [...(r.then?.endpoints ?? [])],
@@ -73,7 +74,7 @@ function ruleOf(d: RuleDraft, at: string, t: TFunction, errors: RuleErrors): Rul
     else if (n > 0) when.input_tokens_over = n;
   }
   if (d.web_search) when.tools = 'web_search';
-  if (d.images) when.images = true;
+  if (d.images) when.images = d.images === 'on';
   const hName = d.header_name.trim();
   const hPattern = d.header_pattern.trim();
   if (hName || hPattern) {
@@ -157,7 +158,7 @@ export function whenText(t: TFunction, d: RuleDraft): string {
   if (d.thinking) parts.push(t(d.thinking === 'on' ? 'rules.thinkingOn' : 'rules.thinkingOff'));
   if (d.input_tokens_over.trim() && Number(d.input_tokens_over) > 0) parts.push(t('rules.tokensOver', { n: d.input_tokens_over.trim() }));
   if (d.web_search) parts.push(t('rules.webSearch'));
-  if (d.images) parts.push(t('rules.images'));
+  if (d.images) parts.push(t(d.images === 'on' ? 'rules.imagesOn' : 'rules.imagesOff'));
   if (d.header_name.trim()) parts.push(`${d.header_name.trim()}: ${d.header_pattern.trim() || '*'}`);
   return parts.length ? parts.join(' · ') : t('rules.always');
 }

@@ -2,28 +2,15 @@
 // types into ./types.gen.ts by `make types` (app/apitypes_test.go lists them); a Go test fails when
 // that file is out of date. This file names them as the UI does and adds the UI's own types: to
 // change an API shape, change the Go type and run `make types`, never copy its fields here.
-import type {
-  EndpointPatch as GenEndpointPatch,
-  EndpointReply as GenEndpoint,
-  Explanation as GenExplanation,
-  RequestLog as GenRequestLog,
-  Settings as GenSettings,
-} from './types.gen';
-import type { Rule, RuleStep, SettingsWarning } from './pending';
+import type { EndpointPatch, Settings } from './types.gen';
 
 export type * from './types.gen';
-export type * from './pending';
-export type { BreakerParams as BreakerOverrides } from './types.gen';
-
-// The fields routing rules add (./pending.ts), on the generated shapes until they carry them.
-export type Settings = GenSettings & { rules: Rule[] };
-export type EndpointPatch = GenEndpointPatch & { tags: string[] | null };
-export type Endpoint = GenEndpoint & { tags: string[] };
-export type Explanation = GenExplanation & { rule?: string; rules?: RuleStep[] };
-export type LogRow = GenRequestLog & { rule?: string };
-export type LogDetail = LogRow;
-/** The answer of PUT /api/settings: the settings, and what it accepted with a warning. */
-export type SettingsReply = Settings & { warnings?: SettingsWarning[] };
+export type {
+  EndpointReply as Endpoint,
+  BreakerParams as BreakerOverrides,
+  RequestLog as LogRow,
+  RequestLog as LogDetail,
+} from './types.gen';
 
 /** Database ids are integers in the API. */
 export type Id = number;

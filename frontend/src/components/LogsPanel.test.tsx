@@ -28,6 +28,7 @@ const row: LogRow = {
   error: '',
   usage: null,
   cost_usd: null,
+  rule: '',
 };
 
 const detail: LogDetail = {

@@ -29,6 +29,8 @@ const explanation: Explanation = {
   ],
   translated: { glm: 'anthropic→openai-chat' },
   outcome: '',
+  rule: '',
+  rules: [],
 };
 
 const texts = (el: HTMLElement) => within(el).getAllByRole('listitem').map((li) => li.textContent);

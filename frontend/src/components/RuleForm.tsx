@@ -88,6 +88,13 @@ export function RuleForm({ draft: d, index, errors, choices, onChange }: Props) 
               <option value="off">{t('rules.thinkingOff')}</option>
             </select>
           ))}
+          {field('when.images', t('rules.imagesLabel'), (
+            <select {...aria('when.images')} value={d.images} onChange={(e) => onChange({ images: e.target.value as RuleDraft['images'] })}>
+              <option value="">{t('rules.imagesEither')}</option>
+              <option value="on">{t('rules.imagesOn')}</option>
+              <option value="off">{t('rules.imagesOff')}</option>
+            </select>
+          ))}
           {field('when.input_tokens_over', t('rules.tokens'), (
             <input {...aria('when.input_tokens_over', true)} inputMode="numeric" value={d.input_tokens_over} placeholder="60000"
               onChange={(e) => onChange({ input_tokens_over: e.target.value })} />
@@ -98,10 +105,6 @@ export function RuleForm({ draft: d, index, errors, choices, onChange }: Props) 
             <input type="checkbox" {...aria('when.tools')} checked={d.web_search} onChange={(e) => onChange({ web_search: e.target.checked })} /> {t('rules.webSearchLabel')}
           </label>
           {errorOf('when.tools')}
-          <label className="check">
-            <input type="checkbox" {...aria('when.images')} checked={d.images} onChange={(e) => onChange({ images: e.target.checked })} /> {t('rules.imagesLabel')}
-          </label>
-          {errorOf('when.images')}
         </div>
         <div className="grid2">
           {field('when.header.name', t('rules.headerName'), (

@@ -137,14 +137,14 @@ describe('routing rules editor', { timeout: 30_000 }, () => {
     await user.selectOptions(form.getByLabelText('Thinking'), 'off');
     await user.type(form.getByLabelText('Input tokens over'), '1200');
     await user.click(form.getByLabelText('A web-search tool is present'));
-    await user.click(form.getByLabelText('An image input is present'));
+    await user.selectOptions(form.getByLabelText('Images'), 'on');
     await user.type(form.getByLabelText('Header'), 'x-team');
     await user.type(form.getByLabelText('Header value'), 'infra*');
     await user.selectOptions(form.getByLabelText('Endpoints'), 'glm');
     await user.type(form.getByLabelText('Model map'), 'claude-* = glm-4.6');
     await user.selectOptions(form.getByLabelText('Strategy'), 'fastest');
     await user.click(form.getByLabelText('When they all fail, try the normal list'));
-    expect(screen.getByTestId('rule-when')).toHaveTextContent('Claude Code / Anthropic · claude-*, claude-opus-4 · main conversation · thinking off · over 1200 input tokens · web search · images · x-team: infra*');
+    expect(screen.getByTestId('rule-when')).toHaveTextContent('Claude Code / Anthropic · claude-*, claude-opus-4 · main conversation · thinking off · over 1200 input tokens · web search · with an image · x-team: infra*');
     await user.click(screen.getByRole('button', { name: 'Save rules' }));
 
     await screen.findByText('Rules saved.');

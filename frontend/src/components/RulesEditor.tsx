@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ArrowDown, ArrowUp, Pencil, Plus, Trash2 } from 'lucide-react';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
-import type { Rule, SettingsWarning } from '../api/types';
+import type { Rule, Settings, Warning } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 import {
   buildRules, draftOfRule, draftOfTemplate, editorField, emptyDraft, ruleIndexOf, targetChoices, TEMPLATES, whenText,
@@ -27,7 +27,7 @@ export function RulesEditor() {
   const [dirty, setDirty] = useState(false);
   const [open, setOpen] = useState<number | null>(null);
   const [errors, setErrors] = useState<RuleErrors>({});
-  const [warnings, setWarnings] = useState<SettingsWarning[]>([]);
+  const [warnings, setWarnings] = useState<Warning[]>([]);
   const [general, setGeneral] = useState('');
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
@@ -85,7 +85,8 @@ export function RulesEditor() {
     setErrors({});
     setBusy(true);
     try {
-      const reply = await api.updateSettings({ rules });
+      // The warnings are this answer's, not part of the settings kept for the window.
+      const reply: Settings & { warnings?: Warning[] } = await api.updateSettings({ rules });
       setWarnings(reply.warnings ?? []);
       delete reply.warnings;
       setDirty(false);

@@ -66,7 +66,7 @@ export function SettingsPanel() {
       const body: SettingsPatch = { ...draft };
       delete body.rules;
       if (body.start_at_login === settings?.start_at_login) delete body.start_at_login;
-      const saved = await api.updateSettings(body);
+      const saved: Settings & { warnings?: unknown } = await api.updateSettings(body);
       delete saved.warnings;
       setSettings(saved);
       setNotice(t('settings.saved'));
