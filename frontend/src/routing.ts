@@ -66,3 +66,29 @@ export function knownModels(endpoints: readonly Endpoint[]): string[] {
   for (const e of endpoints) for (const m of namedModels(e)) if (!m.includes('*')) out.add(m);
   return [...out].sort();
 }
+
+/** What a sample request for the dry run says, as GET /api/route takes it. */
+export interface RouteSample {
+  agent?: 'main' | 'subagent';
+  thinking?: boolean;
+  input_tokens?: number;
+  web_search?: boolean;
+  images?: boolean;
+  /** `Name: value`, one each. */
+  headers?: string[];
+}
+
+/** The query string of a dry run: protocol and model, then only the sample's fields that are set. */
+export function routeQuery(protocol: Protocol, model: string, s: RouteSample = {}): string {
+  const q = new URLSearchParams({ protocol, model });
+  if (s.agent) q.set('agent', s.agent);
+  if (s.thinking) q.set('thinking', '1');
+  if (s.input_tokens) q.set('input_tokens', String(s.input_tokens));
+  if (s.web_search) q.set('tools', 'web_search');
+  if (s.images) q.set('images', '1');
+  for (const h of s.headers ?? []) {
+    const i = h.indexOf(':');
+    if (i > 0) q.append('header', `${h.slice(0, i).trim()}:${h.slice(i + 1).trim()}`);
+  }
+  return q.toString();
+}

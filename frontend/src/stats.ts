@@ -5,7 +5,10 @@ import type { LogRow, StatBucket } from './api/types';
 /** The ranges the Stats tab offers, each with the bucket size it reads. */
 export const RANGES = ['hour', 'day', 'week', 'month'] as const;
 export type StatsRange = (typeof RANGES)[number];
-export type StatsGroup = 'endpoint' | 'model';
+export const GROUPS = ['endpoint', 'model', 'rule'] as const;
+export type StatsGroup = (typeof GROUPS)[number];
+/** The key GET /api/stats?group=rule gives the requests no rule matched. */
+export const NO_RULE_KEY = '(no rule)';
 export type BucketSize = 'minute' | 'hour' | 'day';
 
 /** Query of GET /api/stats and /api/stats.csv. */

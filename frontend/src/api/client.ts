@@ -32,6 +32,7 @@ import type {
   ResendReply,
   Settings,
   SettingsPatch,
+  SettingsReply,
   StatsReply,
   SyncInput,
   SyncResult,
@@ -39,6 +40,7 @@ import type {
   TestResult,
   UpdateStatus,
 } from './types';
+import { routeQuery, type RouteSample } from '../routing';
 import { statsQueryString, type StatsQuery } from '../stats';
 
 /** An error answered by the API: {"error":{"code","message","field"}}. */
@@ -276,10 +278,12 @@ export class ApiClient {
     return res.blob();
   }
 
-  /** A routing dry run: which endpoints a request of this protocol and model would be offered to, and why not the rest. */
-  route(protocol: Protocol, model: string): Promise<Explanation> {
-    const qs = new URLSearchParams({ protocol, model });
-    return this.call('GET', `/api/route?${qs}`);
+  /**
+   * A routing dry run: which rule a sample request of this protocol and model would match (and why not the earlier
+   * ones), which endpoints it would be offered to, and why not the rest.
+   */
+  route(protocol: Protocol, model: string, sample: RouteSample = {}): Promise<Explanation> {
+    return this.call('GET', `/api/route?${routeQuery(protocol, model, sample)}`);
   }
 
   settings(): Promise<Settings> {
@@ -289,9 +293,9 @@ export class ApiClient {
   /**
    * PUT /api/settings merges the fields given. `prices` is never sent from here, even when the caller's object
    * has it: a settings draft would otherwise put back price rows edited since it was loaded (they are saved
-   * with `putPrices`).
+   * with `putPrices`). The answer may carry `warnings`: what was saved but deserves a word (a rule that can never match).
    */
-  updateSettings(patch: SettingsPatch): Promise<Settings> {
+  updateSettings(patch: SettingsPatch): Promise<SettingsReply> {
     const body: Partial<Settings> = { ...patch };
     delete body.prices;
     return this.call('PUT', '/api/settings', body);

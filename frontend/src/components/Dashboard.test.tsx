@@ -12,7 +12,7 @@ const bucket = statBucket;
 const row = (id: number, attempts: number, over: Partial<LogRow> = {}): LogRow => ({
   id, at: '2026-11-30T08:01:00Z', protocol: 'anthropic', path: '/v1/messages', model_asked: 'claude-sonnet-4-5', model_forwarded: 'claude-sonnet-4-5',
   explicit: false, endpoint_id: 1, endpoint: 'alpha', status: 200, attempts, duration_ms: 10, ttfb_ms: 5, stream: false, stream_end: '',
-  tokens_in: 5, tokens_out: 1, sent_upstream: true, client_gone: false, error: '', usage: null, cost_usd: null, ...over,
+  tokens_in: 5, tokens_out: 1, sent_upstream: true, client_gone: false, error: '', usage: null, cost_usd: null, rule: '', ...over,
 });
 
 const hourBuckets = [

@@ -76,6 +76,12 @@ export function EndpointCard({ endpoint: ep, health, healthAt, onEdit, onChanged
         <div><dt>{t('endpoints.p50')}</dt><dd>{health?.p50_ms != null ? `${health.p50_ms} ms` : t('endpoints.none')}</dd></div>
         <div><dt>{t('endpoints.key')}</dt><dd className="mono">{ep.has_key ? ep.api_key_masked : t('endpoints.noKey')}</dd></div>
         <div><dt>{t('endpoints.models')}</dt><dd className="mono">{ep.models.length ? ep.models.join(', ') : t('endpoints.allModels')}</dd></div>
+        {(ep.tags ?? []).length > 0 && (
+          <div className="wide">
+            <dt>{t('endpoints.tags')}</dt>
+            <dd className="tags" data-testid="endpoint-tags">{ep.tags.map((tag) => <span key={tag} className="tag">{tag}</span>)}</dd>
+          </div>
+        )}
         {ep.price_multiplier !== undefined && ep.price_multiplier !== 1 && (
           <div><dt>{t('endpoints.priceMultiplier')}</dt><dd data-testid="price-multiplier">× {ep.price_multiplier}</dd></div>
         )}

@@ -362,3 +362,80 @@ describe('endpoint form: an answer from another model', () => {
     expect(calls.find((c) => c.method === 'PUT')?.body).toMatchObject({ on_model_mismatch: 'record' });
   });
 });
+
+// Routing rules send requests to endpoints by tag (docs/BEHAVIOUR.md: routing rules).
+describe('endpoint form: tags', () => {
+  beforeEach(() => {
+    stubEventSource();
+  });
+
+  it('edits the tags as a comma list, refuses one that is not a tag, and shows them on the card', async () => {
+    let ep = endpoint({ id: 1, name: 'relay', tags: ['cheap'] });
+    const calls = stubFetch({
+      ...baseRoutes([ep]),
+      'GET /api/endpoints': () => ({ body: [ep] }),
+      'PUT /api/endpoints/1': (call) => {
+        ep = { ...ep, ...(call.body as object) };
+        return { body: ep };
+      },
+    });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    expect(await screen.findByTestId('endpoint-tags')).toHaveTextContent('cheap');
+    await user.click(screen.getByRole('button', { name: 'Edit' }));
+    const tags = screen.getByLabelText('Tags');
+    expect(tags).toHaveValue('cheap');
+    await user.type(tags, ', long ctx!');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('“ctx!” is not a tag: 1–32 of A–Z a–z 0–9 . _ -, each once')).toBeInTheDocument();
+    await user.clear(tags);
+    await user.type(tags, 'cheap, long-ctx cheap');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('“cheap” is not a tag: 1–32 of A–Z a–z 0–9 . _ -, each once')).toBeInTheDocument();
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false);
+    await user.clear(tags);
+    await user.type(tags, 'cheap, long-ctx');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect(calls.find((c) => c.method === 'PUT')?.body).toMatchObject({ tags: ['cheap', 'long-ctx'] });
+    await waitFor(() => expect(screen.getByTestId('endpoint-tags')).toHaveTextContent('cheaplong-ctx'));
+  });
+
+  it('sends [] to remove the last tag', async () => {
+    const ep = endpoint({ id: 1, name: 'relay', tags: ['a'] });
+    const calls = stubFetch({ ...baseRoutes([ep]), 'PUT /api/endpoints/1': (call) => ({ body: { ...ep, ...(call.body as object) } }) });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    await user.clear(screen.getByLabelText('Tags'));
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect(calls.find((c) => c.method === 'PUT')?.body).toMatchObject({ tags: [] });
+  });
+
+  it('sends no tags for an endpoint that has none', async () => {
+    const bare = endpoint({ id: 1, name: 'relay' });
+    const calls = stubFetch({ ...baseRoutes([bare]), 'PUT /api/endpoints/1': (call) => ({ body: { ...bare, ...(call.body as object) } }) });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    expect('tags' in (calls.find((c) => c.method === 'PUT')!.body as object)).toBe(false);
+    expect(screen.queryByTestId('endpoint-tags')).toBeNull();
+  });
+
+  it('shows the API’s refusal of one tag at the Tags field', async () => {
+    const ep = endpoint({ id: 1, name: 'relay', tags: ['a'] });
+    stubFetch({
+      ...baseRoutes([ep]),
+      'PUT /api/endpoints/1': { status: 400, body: { error: { code: 'invalid_tag', message: 'tag "a" is taken', field: 'tags[0]' } } },
+    });
+    const user = userEvent.setup();
+    renderApp(<EndpointsPanel />);
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('tag "a" is taken')).toBeInTheDocument();
+    expect(screen.getByLabelText('Tags')).toHaveAttribute('aria-invalid', 'true');
+  });
+});

@@ -36,6 +36,9 @@ interface Draft {
   weight: string;
   models: string;
   model_map: string;
+  /** Tags as typed, comma or space separated; rules pick endpoints by them (`tag:cheap`). */
+  tags: string;
+  tags_were: string[];
   enabled: boolean;
   fast: boolean;
   breaker: Record<BreakerField, string>;
@@ -51,6 +54,9 @@ interface Draft {
   balance_custom: string;
   balance_low: string;
 }
+
+/** A tag, as an endpoint's `tags` take it: 1-32 of A-Z a-z 0-9 . _ - */
+const TAG_RE = /^[A-Za-z0-9._-]{1,32}$/;
 
 /** The limits of an endpoint's price_multiplier (docs/BEHAVIOUR.md#endpoints). */
 export const MULTIPLIER_MIN = 0.001;
@@ -101,6 +107,8 @@ function draftOf(ep?: Endpoint): Draft {
     weight: String(ep?.weight ?? 1),
     models: (ep?.models ?? []).join('\n'),
     model_map: mapText(ep?.model_map ?? {}),
+    tags: (ep?.tags ?? []).join(', '),
+    tags_were: ep?.tags ?? [],
     enabled: ep?.enabled ?? true,
     fast: ep?.fast ?? false,
     breaker,
@@ -168,6 +176,13 @@ export function parseModelMap(text: string): { map: Record<string, string>; badL
   return { map, badLine };
 }
 
+/** The Tags field as tags, and the first that is not one (too long, a character outside A-Z a-z 0-9 . _ -) or repeats. */
+export function parseTags(text: string): { tags: string[]; bad: string } {
+  const tags = text.split(/[\s,]+/).filter(Boolean);
+  const bad = tags.find((tag, i) => !TAG_RE.test(tag) || tags.indexOf(tag) !== i) ?? '';
+  return { tags, bad };
+}
+
 /** The More keys field as keys (a line is a key, or `label: key`), and the number of the first line that repeats one (0 = none). */
 export function parseKeys(text: string): { keys: { label: string; key: string }[]; dupLine: number } {
   const keys: { label: string; key: string }[] = [];
@@ -233,6 +248,8 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
   if (bal.error) errors[bal.error[0]] = bal.error[1];
   const { keys: extra, dupLine } = parseKeys(d.extra_keys);
   if (dupLine) errors.keys = t('form.duplicateKey', { line: dupLine });
+  const { tags, bad: badTag } = parseTags(d.tags);
+  if (badTag) errors.tags = t('form.badTag', { tag: badTag });
   const weight = d.weight.trim() === '' ? 1 : Number(d.weight.trim());
   if (!Number.isInteger(weight) || weight < 0 || weight > 1000) errors.weight = t('form.badNumber');
 
@@ -255,6 +272,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
   };
   // Sent only when it is not the default, or to go back to it.
   if (d.on_model_mismatch !== 'record' || d.mismatch_was !== 'record') input.on_model_mismatch = d.on_model_mismatch;
+  if (tags.length || d.tags_were.length) input.tags = tags;
   if (extra.length) input.keys = poolOf(d, extra);
   else if (d.api_key) input.api_key = d.api_key;
   else if (d.clear_key) input.api_key = '';
@@ -302,7 +320,9 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
       setD((prev) => ({ ...prev, api_key: '', clear_key: false, extra_keys: '', kept: saved.keys }));
       onSaved(saved);
     } catch (err) {
-      if (err instanceof ApiError && err.field && fieldKnown(err.field)) setErrors({ [err.field]: err.message });
+      // `tags[2]` is shown at the one Tags field.
+      const f = err instanceof ApiError ? err.field.replace(/^tags\[\d+\]$/, 'tags') : '';
+      if (err instanceof ApiError && f && fieldKnown(f)) setErrors({ [f]: err.message });
       else setGeneral(err instanceof Error ? err.message : String(err));
     } finally {
       setBusy(false);
@@ -383,6 +403,9 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
         {field('models', t('form.models'), <textarea {...aria('models')} rows={3} value={d.models} onChange={(e) => set('models', e.target.value)} />)}
         {field('model_map', t('form.modelMap'), <textarea {...aria('model_map')} rows={3} value={d.model_map} placeholder="claude-3-5-haiku* = glm-4.5-air" onChange={(e) => set('model_map', e.target.value)} />)}
       </div>
+      {field('tags', t('form.tags'), (
+        <input {...aria('tags', t('form.tagsHint'))} value={d.tags} placeholder="cheap, long-context" autoComplete="off" spellCheck={false} onChange={(e) => set('tags', e.target.value)} />
+      ), t('form.tagsHint'))}
       <EndpointServes protocol={d.protocol} models={splitModels(d.models)} mapKeys={Object.keys(parseModelMap(d.model_map).map)} />
       {field('price_multiplier', t('form.priceMultiplier'), (
         <input
@@ -482,5 +505,5 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
 const KNOWN = new Set(['name', 'base_url', 'protocol', 'auth', 'api_key', 'keys', 'weight', 'models', 'model_map', 'price_multiplier', 'hedge_after_ms', 'proxy_url', 'on_model_mismatch', 'breaker_overrides', ...BREAKER_FIELDS.map((f) => `breaker_overrides.${f}`)]);
 
 function fieldKnown(f: string): boolean {
-  return KNOWN.has(f) || f === 'balance' || f.startsWith('balance.');
+  return KNOWN.has(f) || f === 'balance' || f.startsWith('balance.') || f === 'tags';
 }

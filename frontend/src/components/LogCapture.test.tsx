@@ -8,7 +8,7 @@ import { LogsPanel } from './LogsPanel';
 const row: LogRow = {
   id: 7, at: '2026-11-30T08:01:00Z', protocol: 'anthropic', path: '/v1/messages', model_asked: 'claude-sonnet-4-5', model_forwarded: 'claude-sonnet-4-5',
   explicit: false, endpoint_id: 1, endpoint: 'alpha', status: 200, attempts: 1, duration_ms: 30, ttfb_ms: 10, stream: true, stream_end: 'complete',
-  tokens_in: 5, tokens_out: 1, sent_upstream: true, client_gone: false, error: '', usage: null, cost_usd: null,
+  tokens_in: 5, tokens_out: 1, sent_upstream: true, client_gone: false, error: '', usage: null, cost_usd: null, rule: '',
 };
 const detail: LogDetail = { ...row, routing: { strategy: 'sticky', candidates: [], excluded: [] }, history: [] };
 

@@ -43,6 +43,7 @@ const log: LogDetail = {
   error: '',
   usage: null,
   cost_usd: null,
+  rule: '',
   routing: {
     strategy: 'sticky',
     candidates: [

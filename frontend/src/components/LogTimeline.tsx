@@ -165,6 +165,9 @@ export function LogTimeline({ log, endpoints = [] }: { log: LogDetail; endpoints
       )}
       {log.error && <p className="error">{log.error}</p>}
       <h4>{t('logs.routing')}</h4>
+      <p className="muted" data-testid="routing-rule">
+        {log.rule ? t('logs.ruleMatched', { name: log.rule }) : log.explicit ? t('logs.ruleExplicit') : t('logs.noRule')}
+      </p>
       {log.routing?.session && (
         <p className="muted" data-testid="routing-session">
           {t(log.routing.affinity ? 'logs.sessionAffinity' : 'logs.sessionRendezvous', { session: log.routing.session })}

@@ -1,4 +1,4 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { LogDetail, LogRow } from '../api/types';
@@ -28,6 +28,7 @@ const row: LogRow = {
   error: '',
   usage: null,
   cost_usd: null,
+  rule: '',
 };
 
 const detail: LogDetail = {
@@ -50,6 +51,27 @@ const detail: LogDetail = {
 };
 
 describe('logs', () => {
+  it('shows the routing rule on the row and in the detail, and says when none matched', async () => {
+    stubEventSource();
+    const ruled: LogRow = { ...row, rule: 'subagents' };
+    const plain: LogRow = { ...row, id: 9, rule: '' };
+    stubFetch({
+      ...baseRoutes([endpoint({ id: 2, name: 'good' })]),
+      'GET /api/logs': { body: { items: [ruled, plain], next_before: null } },
+      'GET /api/logs/7': { body: { ...detail, rule: 'subagents' } },
+      'GET /api/logs/9': { body: { ...detail, id: 9, rule: '' } },
+    });
+    const user = userEvent.setup();
+    renderApp(<LogsPanel />);
+    const rows = await screen.findAllByTestId('log-row');
+    expect(within(rows[0]).getByTestId('row-rule')).toHaveTextContent('rule: subagents');
+    expect(within(rows[1]).queryByTestId('row-rule')).toBeNull();
+    await user.click(rows[0]);
+    expect(await screen.findByTestId('routing-rule')).toHaveTextContent('Rule “subagents” picked the endpoints.');
+    await user.click(rows[1]);
+    await waitFor(() => expect(screen.getByTestId('routing-rule')).toHaveTextContent('No routing rule matched: the normal list.'));
+  });
+
   it.each([
     ['en', '(no endpoint)'],
     ['zh-CN', '（无端点）'],

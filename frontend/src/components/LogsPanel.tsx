@@ -171,7 +171,10 @@ export function LogsPanel({ openId }: { openId?: number } = {}) {
                   </span>
                 )}
               </td>
-              <td className={row.endpoint ? undefined : 'muted'}>{row.endpoint || t('logs.noEndpoint')}</td>
+              <td className={row.endpoint ? undefined : 'muted'}>
+                {row.endpoint || t('logs.noEndpoint')}
+                {row.rule && <span className="tag" data-testid="row-rule" title={t('logs.ruleTitle')}>{t('logs.rule', { name: row.rule })}</span>}
+              </td>
               <td className="mono">{row.status || '—'}</td>
               <td>{row.attempts}</td>
               <td>{row.duration_ms} ms</td>

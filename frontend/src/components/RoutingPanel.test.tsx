@@ -29,6 +29,8 @@ const explanation: Explanation = {
   ],
   translated: { glm: 'anthropic→openai-chat' },
   outcome: '',
+  rule: '',
+  rules: [],
 };
 
 const texts = (el: HTMLElement) => within(el).getAllByRole('listitem').map((li) => li.textContent);
@@ -109,6 +111,59 @@ describe('routing', () => {
     const before = n;
     act(() => es.instances[0].emit('health', [health({ id: 1, name: 'claude', status: 'unhealthy', state: 'open', reason: 'broken' })]));
     await waitFor(() => expect(n).toBe(before + 1));
+  });
+
+  it('asks the dry run with a sample request and names the rule it matches and why each earlier one did not', async () => {
+    stubEventSource();
+    const calls = stubFetch({
+      ...baseRoutes(endpoints),
+      'GET /api/route': {
+        body: {
+          ...explanation,
+          rule: 'long',
+          rules: [
+            { name: 'subagents', matched: false, why: 'the request is from the main conversation, not a subagent' },
+            { name: 'long', matched: true, why: '' },
+          ],
+        },
+      },
+    });
+    const user = userEvent.setup();
+    renderApp(<RoutingPanel />);
+    await screen.findByTestId('routing-matrix');
+    await user.type(screen.getByLabelText('Model'), 'claude-sonnet-4-5');
+    await user.selectOptions(screen.getByLabelText('Agent'), 'subagent');
+    await user.type(screen.getByLabelText('Input tokens'), '70000');
+    await user.type(screen.getByLabelText('Header (Name: value)'), 'x-team: infra-1');
+    await user.click(screen.getByLabelText('thinking on'));
+    await user.click(screen.getByLabelText('web-search tool'));
+    await user.click(screen.getByLabelText('an image'));
+    await user.click(screen.getByRole('button', { name: 'Explain' }));
+
+    expect(await screen.findByTestId('route-rule')).toHaveTextContent('Rule “long” matches: its endpoints are tried.');
+    const asked = calls.find((c) => c.path.startsWith('/api/route'))!.path;
+    expect(Object.fromEntries(new URLSearchParams(asked.split('?')[1]))).toEqual({
+      protocol: 'anthropic', model: 'claude-sonnet-4-5', agent: 'subagent', thinking: '1', input_tokens: '70000', tools: 'web_search', images: '1', header: 'x-team:infra-1',
+    });
+    expect(texts(screen.getByTestId('route-rules'))).toEqual([
+      'subagents no match: the request is from the main conversation, not a subagent',
+      'long matches',
+    ]);
+  });
+
+  it('says no rule matched, with each rule’s reason, in Chinese too', async () => {
+    stubEventSource();
+    stubFetch({
+      ...baseRoutes(endpoints),
+      'GET /api/route': { body: { ...explanation, rule: '', rules: [{ name: 'long', matched: false, why: 'input tokens 0 are not over 60000' }] } },
+    });
+    const user = userEvent.setup();
+    renderApp(<RoutingPanel />, 'zh-CN');
+    await screen.findByTestId('routing-matrix');
+    await user.type(screen.getByLabelText('模型'), 'claude-sonnet-4-5');
+    await user.click(screen.getByRole('button', { name: '解释' }));
+    expect(await screen.findByTestId('route-rule')).toHaveTextContent('没有规则匹配：走常规列表。');
+    expect(texts(screen.getByTestId('route-rules'))).toEqual(['long 不匹配：input tokens 0 are not over 60000']);
   });
 
   it('has an empty state without enabled endpoints', async () => {

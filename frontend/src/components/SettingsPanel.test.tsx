@@ -107,3 +107,23 @@ describe('settings', () => {
     expect(screen.getByRole('heading', { name: 'Prices' })).toBeInTheDocument();
   });
 });
+
+describe('settings and routing rules', () => {
+  it('leaves the rules out of its save: the Routing tab saves them', async () => {
+    stubEventSource();
+    const rules = [{ name: 'r', when: {}, then: { endpoints: ['a'], fallback: true } }];
+    const calls = stubFetch({
+      ...baseRoutes([]),
+      'GET /api/settings': { body: { language: '', strategy: 'sticky', rules } },
+      'PUT /api/settings': (c) => ({ body: { language: '', strategy: 'sticky', rules, ...(c.body as object) } }),
+    });
+    const user = userEvent.setup();
+    renderApp(<SettingsPanel />);
+    await user.selectOptions(await screen.findByLabelText('Strategy'), 'fastest');
+    await user.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    const body = calls.find((c) => c.method === 'PUT')!.body as Record<string, unknown>;
+    expect(body.strategy).toBe('fastest');
+    expect('rules' in body).toBe(false);
+  });
+});

@@ -2,7 +2,7 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
-import type { BreakerParams, CaptureMode, Settings, Strategy } from '../api/types';
+import type { BreakerParams, CaptureMode, Settings, SettingsPatch, Strategy } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 import { BREAKER_FIELDS } from './EndpointForm';
 import { BackupPanel } from './BackupPanel';
@@ -60,10 +60,14 @@ export function SettingsPanel() {
     setGeneral('');
     setNotice('');
     try {
-      // The client leaves `prices` out: the Prices editor below saves them on its own. `start_at_login` goes only
-      // when toggled: the server writes or removes the login entry for it (docs/BEHAVIOUR.md#start-at-login).
-      const { start_at_login: startAtLogin, ...rest } = draft;
-      const saved = await api.updateSettings(startAtLogin === settings?.start_at_login ? rest : draft);
+      // The client leaves `prices` out: the Prices editor below saves them on its own; `rules` too, the Routing
+      // tab's editor saves them, and a draft loaded before would put back rules changed since. `start_at_login` goes
+      // only when toggled: the server writes or removes the login entry for it (docs/BEHAVIOUR.md#start-at-login).
+      const body: SettingsPatch = { ...draft };
+      delete body.rules;
+      if (body.start_at_login === settings?.start_at_login) delete body.start_at_login;
+      const saved: Settings & { warnings?: unknown } = await api.updateSettings(body);
+      delete saved.warnings;
       setSettings(saved);
       setNotice(t('settings.saved'));
     } catch (err) {

@@ -36,6 +36,32 @@ describe('stats', () => {
     for (const id of ['stats-chart', 'stats-tokens', 'stats-cost', 'stats-error-rate']) expect(screen.getByTestId(id)).toBeInTheDocument();
   });
 
+  it.each([
+    ['en', 'Rule', '(no rule)'],
+    ['zh-CN', '按规则', '（无规则）'],
+  ] as const)('groups by routing rule, the requests no rule matched under their own name (%s)', async (lang, option, none) => {
+    stubEventSource();
+    const calls = stubFetch({
+      ...baseRoutes([]),
+      'GET /api/stats': (c) => ({
+        body: {
+          buckets: params(c.path).group === 'rule'
+            ? [bucket(now(), 'subagents', { requests: 3, succeeded: 3, attempts: 3 }), bucket(now(), '(no rule)', { requests: 1, succeeded: 1, attempts: 1 })]
+            : buckets,
+        },
+      }),
+    });
+    const user = userEvent.setup();
+    renderApp(<StatsPanel />, lang);
+    await screen.findByTestId('stats-totals');
+    await user.selectOptions(screen.getByLabelText(lang === 'en' ? 'Group by' : '分组'), option);
+    await waitFor(() => expect(params(calls.at(-1)!.path)).toMatchObject({ group: 'rule' }));
+    await waitFor(() => {
+      const keys = within(screen.getByTestId('stats-totals')).getAllByRole('row').slice(1, -1).map((r) => r.querySelector('th, td')?.textContent);
+      expect(keys).toEqual(['subagents', none]);
+    });
+  });
+
   it('asks the chosen range in its bucket size and group, and downloads the same rows as CSV', async () => {
     stubEventSource();
     const calls = stubFetch({

@@ -21,6 +21,8 @@ import {
   totalsByKey,
   totalsPerSlot,
   type KeyRow,
+  GROUPS,
+  NO_RULE_KEY,
   type StatsGroup,
   type StatsQuery,
   type StatsRange,
@@ -65,7 +67,8 @@ export function StatsPanel() {
   const buckets = useMemo(() => data?.buckets ?? [], [data]);
   const slots = useMemo(() => (data ? timeSlots(range, data.at) : []), [data, range]);
   const keys = useMemo(() => keysOf(buckets), [buckets]);
-  const keyName = useCallback((k: string) => k || t(`stats.noKey.${group}`), [t, group]);
+  // The server names the requests no rule matched `(no rule)`; said in the reader's language like the other blanks.
+  const keyName = useCallback((k: string) => (!k || (group === 'rule' && k === NO_RULE_KEY) ? t(`stats.noKey.${group}`) : k), [t, group]);
   const perKey = useMemo(() => totalsByKey(buckets), [buckets]);
   const total = useMemo(() => sumBuckets(buckets), [buckets]);
   const requestRows = useMemo(() => {
@@ -126,8 +129,9 @@ export function StatsPanel() {
           <label>
             {t('stats.group')}
             <select value={group} onChange={(e) => setGroup(e.target.value as StatsGroup)}>
-              <option value="endpoint">{t('stats.groups.endpoint')}</option>
-              <option value="model">{t('stats.groups.model')}</option>
+              {GROUPS.map((g) => (
+                <option key={g} value={g}>{t(`stats.groups.${g}`)}</option>
+              ))}
             </select>
           </label>
           <button type="button" onClick={() => void load()}><RefreshCw />{t('stats.refresh')}</button>

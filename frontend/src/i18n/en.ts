@@ -1,6 +1,7 @@
 // English strings. zh-CN.ts must carry the same keys (a test checks). The catalogs of the API's closed
 // sets say which Go type they name (`satisfies`), so a value the API gains without a label fails tsc.
 import type { AttemptOutcome, ErrorType, StreamEnd } from '../api/types';
+import rules from './rules.en';
 
 const en = {
   app: {
@@ -68,6 +69,7 @@ const en = {
     none: '—',
     models: 'Models',
     allModels: 'all',
+    tags: 'Tags',
     fast: 'fast queue',
     key: 'Key',
     noKey: 'none (client auth passed through)',
@@ -208,6 +210,9 @@ const en = {
     proxyUrlHint: 'Reach this endpoint through a proxy: http://, https://, socks5:// or socks5h:// (the proxy resolves names), with user:password@ if it asks. Empty: direct. The password shows as ***; leave it so to keep it.',
     proxyUrlPlaceholder: 'direct',
     badProxyUrl: 'An http://, https://, socks5:// or socks5h:// URL with a host and nothing after it, or empty',
+    tags: 'Tags',
+    tagsHint: 'Comma separated; routing rules can send requests to every endpoint with a tag (tag:cheap). Each 1–32 of A–Z a–z 0–9 . _ -',
+    badTag: '“{{tag}}” is not a tag: 1–32 of A–Z a–z 0–9 . _ -, each once',
     // Which clients the endpoint serves (docs/BEHAVIOUR.md#candidates).
     serves: {
       own: {
@@ -276,6 +281,11 @@ const en = {
     details: 'Request {{id}}',
     close: 'Close',
     routing: 'Routing decision',
+    rule: 'rule: {{name}}',
+    ruleTitle: 'The routing rule that picked the endpoints for this request',
+    ruleMatched: 'Rule “{{name}}” picked the endpoints.',
+    ruleExplicit: 'The request named its endpoint, so no rule was looked at.',
+    noRule: 'No routing rule matched: the normal list.',
     sessionRendezvous: 'conversation {{session}}: its endpoint by rendezvous hashing',
     sessionAffinity: 'conversation {{session}}: started where it last succeeded',
     candidates: 'Candidates',
@@ -416,23 +426,33 @@ const en = {
     load: 'first byte ≈ {{ms}} ms',
     noLoad: 'no answer measured yet',
     noCandidates: 'No endpoint would take this request: {{outcome}}',
+    agent: 'Agent',
+    inputTokens: 'Input tokens',
+    header: 'Header (Name: value)',
+    thinking: 'thinking on',
+    webSearch: 'web-search tool',
+    images: 'an image',
+    ruleMatched: 'Rule “{{name}}” matches: its endpoints are tried.',
+    noRule: 'No rule matches: the normal list.',
+    ruleMatches: 'matches',
+    ruleSkipped: 'no match: {{why}}',
   },
   stats: {
     heading: 'Usage',
     range: 'Range',
     ranges: { hour: 'Last hour', day: 'Last 24 hours', week: 'Last 7 days', month: 'Last 30 days' },
     group: 'Group by',
-    groups: { endpoint: 'Endpoint', model: 'Model' },
+    groups: { endpoint: 'Endpoint', model: 'Model', rule: 'Rule' },
     requestsChart: 'Attempts and errors',
     attempts: '{{name}} attempts',
     errors: '{{name}} errors',
     tokensChart: 'Tokens, stacked by kind (all endpoints and models together)',
     kinds: { input: 'input', cache_read: 'cache read', cache_write: 'cache write', output: 'output' },
-    costChart: { endpoint: 'Cost in USD per endpoint', model: 'Cost in USD per model' },
+    costChart: { endpoint: 'Cost in USD per endpoint', model: 'Cost in USD per model', rule: 'Cost in USD per rule' },
     noCost: 'No priced requests in this range.',
     unpricedNote_one: '{{count}} request in this range has no price; its cost is not counted.',
     unpricedNote_other: '{{count}} requests in this range have no price; their cost is not counted.',
-    errorRateChart: { endpoint: 'Error rate per endpoint (of its attempts)', model: 'Error rate per model (of its attempts)' },
+    errorRateChart: { endpoint: 'Error rate per endpoint (of its attempts)', model: 'Error rate per model (of its attempts)', rule: 'Error rate per rule (of its attempts)' },
     errorRate: 'Error rate',
     totals: 'Totals',
     col: {
@@ -449,7 +469,7 @@ const en = {
       unpriced: 'Without price',
     },
     total: 'Total',
-    noKey: { endpoint: '(no endpoint)', model: '(no model)' },
+    noKey: { endpoint: '(no endpoint)', model: '(no model)', rule: '(no rule)' },
     download: 'Download CSV',
     downloading: 'Preparing…',
     empty: 'No traffic in this range. Pick a longer range, or send requests through the proxy.',
@@ -721,6 +741,7 @@ const en = {
       short_passphrase: 'The passphrase must be at least 8 characters long.',
     },
   },
+  rules,
   common: { loading: 'Loading…', error: 'Error: {{message}}' },
 };
 

@@ -1,4 +1,5 @@
 import type { Strings } from './en';
+import rules from './rules.zh-CN';
 
 // 简体中文。键与 en.ts 相同（有测试检查）。
 const zhCN: Strings = {
@@ -66,6 +67,7 @@ const zhCN: Strings = {
     none: '—',
     models: '模型',
     allModels: '全部',
+    tags: '标签',
     fast: '快速队列',
     key: '密钥',
     noKey: '无（透传客户端认证）',
@@ -205,6 +207,9 @@ const zhCN: Strings = {
     proxyUrlHint: '通过代理访问此端点：http://、https://、socks5:// 或 socks5h://（由代理解析域名），需要认证时写 user:password@。留空：直连。密码显示为 ***，保持不变即保留原密码。',
     proxyUrlPlaceholder: '直连',
     badProxyUrl: '填写带主机名、其后无路径的 http://、https://、socks5:// 或 socks5h:// 地址，或留空',
+    tags: '标签',
+    tagsHint: '逗号分隔；路由规则可把请求发往带某个标签的所有端点（tag:cheap）。每个 1–32 个 A–Z a–z 0–9 . _ - 字符',
+    badTag: '“{{tag}}”不是有效标签：1–32 个 A–Z a–z 0–9 . _ - 字符，且不重复',
     serves: {
       own: {
         anthropic: 'Claude Code 和 Anthropic SDK 客户端',
@@ -272,6 +277,11 @@ const zhCN: Strings = {
     details: '请求 {{id}}',
     close: '关闭',
     routing: '路由决策',
+    rule: '规则：{{name}}',
+    ruleTitle: '为此请求选定端点的路由规则',
+    ruleMatched: '规则“{{name}}”选定了端点。',
+    ruleExplicit: '请求指定了端点，未检查规则。',
+    noRule: '没有路由规则匹配：走常规列表。',
     sessionRendezvous: '对话 {{session}}：按会合哈希选定端点',
     sessionAffinity: '对话 {{session}}：从上次成功的端点开始',
     candidates: '候选',
@@ -410,23 +420,33 @@ const zhCN: Strings = {
     load: '首字节 ≈ {{ms}} 毫秒',
     noLoad: '尚未测得应答',
     noCandidates: '没有端点会接收此请求：{{outcome}}',
+    agent: '代理',
+    inputTokens: '输入 token',
+    header: '请求头（名称: 值）',
+    thinking: '开启思考',
+    webSearch: '网页搜索工具',
+    images: '带图片',
+    ruleMatched: '匹配规则“{{name}}”：尝试它的端点。',
+    noRule: '没有规则匹配：走常规列表。',
+    ruleMatches: '匹配',
+    ruleSkipped: '不匹配：{{why}}',
   },
   stats: {
     heading: '用量',
     range: '范围',
     ranges: { hour: '最近一小时', day: '最近 24 小时', week: '最近 7 天', month: '最近 30 天' },
     group: '分组',
-    groups: { endpoint: '按端点', model: '按模型' },
+    groups: { endpoint: '按端点', model: '按模型', rule: '按规则' },
     requestsChart: '尝试与错误',
     attempts: '{{name}} 尝试',
     errors: '{{name}} 错误',
     tokensChart: '令牌，按类型堆叠（所有端点与模型合计）',
     kinds: { input: '输入', cache_read: '缓存读取', cache_write: '缓存写入', output: '输出' },
-    costChart: { endpoint: '各端点费用（美元）', model: '各模型费用（美元）' },
+    costChart: { endpoint: '各端点费用（美元）', model: '各模型费用（美元）', rule: '各规则费用（美元）' },
     noCost: '此范围内没有有价格的请求。',
     unpricedNote_one: '此范围内有 {{count}} 个请求没有价格，其费用未计入。',
     unpricedNote_other: '此范围内有 {{count}} 个请求没有价格，其费用未计入。',
-    errorRateChart: { endpoint: '各端点错误率（按尝试）', model: '各模型错误率（按尝试）' },
+    errorRateChart: { endpoint: '各端点错误率（按尝试）', model: '各模型错误率（按尝试）', rule: '各规则错误率（按尝试）' },
     errorRate: '错误率',
     totals: '合计',
     col: {
@@ -443,7 +463,7 @@ const zhCN: Strings = {
       unpriced: '无价格',
     },
     total: '合计',
-    noKey: { endpoint: '（无端点）', model: '（无模型）' },
+    noKey: { endpoint: '（无端点）', model: '（无模型）', rule: '（无规则）' },
     download: '下载 CSV',
     downloading: '准备中…',
     empty: '此范围内没有流量。请选择更长的时间范围，或通过代理发送请求。',
@@ -714,6 +734,7 @@ const zhCN: Strings = {
       short_passphrase: '口令至少需要 8 个字符。',
     },
   },
+  rules,
   common: { loading: '加载中…', error: '错误：{{message}}' },
 };
 

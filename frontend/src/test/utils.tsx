@@ -111,6 +111,7 @@ export function endpoint(over: Partial<Endpoint> & Pick<Endpoint, 'id' | 'name'>
     has_key: false,
     proxy_url: '',
     keys: [],
+    tags: [],
     weight: 1,
     created_at: '2026-11-30T08:00:00Z',
     updated_at: '2026-11-30T08:00:00Z',
