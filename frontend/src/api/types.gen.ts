@@ -363,7 +363,7 @@ export interface Health {
   keys: KeyHealth[];
 }
 
-/** Go: app.ImportReport */
+/** Go: backup.ImportReport */
 export interface ImportReport {
   replace: boolean;
   schema: number;
@@ -409,7 +409,7 @@ export interface KeyHealth {
   last_test: TestResult | null;
 }
 
-/** Go: app.KeyMove */
+/** Go: backup.KeyMove */
 export interface KeyMove {
   name: string;
   from: string;
