@@ -141,7 +141,7 @@ func TestImportPreview(t *testing.T) {
 	want := ImportReport{Replace: true, Schema: exportSchema, ExportedAt: rep.ExportedAt, Added: []string{"w"}, Changed: []string{"x"},
 		Removed: []string{"z"}, Fields: map[string][]string{"x": {"base_url", "fast"}}, Settings: []string{"strategy"}, Endpoints: 3,
 		KeyMoves: []KeyMove{}}
-	if r.status != 200 || !sameJSON(rep, want) || rep.ExportedAt == nil {
+	if r.status != 200 || !backup.SameJSON(rep, want) || rep.ExportedAt == nil {
 		t.Errorf("preview: %d %s\nwant %+v", r.status, r.body, want)
 	}
 	if after := h.do("GET", "/api/endpoints", "").body; !bytes.Equal(after, beforeEndpoints) {
@@ -154,7 +154,7 @@ func TestImportPreview(t *testing.T) {
 	r = h.do("POST", "/api/import", string(body))
 	var done ImportReport
 	r.decode(t, &done)
-	if r.status != 200 || !sameJSON(done, rep) {
+	if r.status != 200 || !backup.SameJSON(done, rep) {
 		t.Errorf("import answered %d %s, want what the preview said", r.status, r.body)
 	}
 	if got := h.endpointNames(); !slices.Equal(got, []string{"x", "y", "w"}) {
@@ -352,7 +352,7 @@ func TestKeylessImportMovingAKeyElsewhere(t *testing.T) {
 			}
 			for _, path := range []string{"/api/import/preview", "/api/import"} {
 				rep := okAs[ImportReport](t, h.do("POST", path+tc.query, string(file)))
-				if !sameJSON(rep.KeyMoves, wantMoves) || rep.KeysMoved != (tc.moves && tc.keptKey) {
+				if !backup.SameJSON(rep.KeyMoves, wantMoves) || rep.KeysMoved != (tc.moves && tc.keptKey) {
 					t.Errorf("%s: key_moves %+v keys_moved %v, want %+v %v", path, rep.KeyMoves, rep.KeysMoved, wantMoves, tc.moves && tc.keptKey)
 				}
 				if dropped := slices.Contains(rep.Fields["x"], "api_key"); dropped == tc.keptKey {

@@ -2,15 +2,14 @@ package app
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/capture"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -101,10 +100,10 @@ func (a *App) getCapture(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, CaptureReply{
-		Request: CapturedRequest{Headers: flatHeader(c.RequestHeader), Body: text(c.RequestBody),
+		Request: CapturedRequest{Headers: capture.FlatHeader(c.RequestHeader), Body: capture.Text(c.RequestBody),
 			Truncated: c.RequestTruncated},
-		Response: CapturedResponse{Status: c.Status, Headers: flatHeader(c.ResponseHeader),
-			Body: text(c.ResponseBody), Truncated: c.ResponseTruncated},
+		Response: CapturedResponse{Status: c.Status, Headers: capture.FlatHeader(c.ResponseHeader),
+			Body: capture.Text(c.ResponseBody), Truncated: c.ResponseTruncated},
 	})
 	return nil
 }
@@ -152,19 +151,6 @@ func logID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
-// flatHeader writes h for the UI: lower-case names, values joined.
-func flatHeader(h http.Header) map[string]string {
-	out := make(map[string]string, len(h))
-	for k, vv := range h {
-		out[strings.ToLower(k)] = strings.Join(vv, ", ")
-	}
-	return out
-}
-
-// text is a captured body as text: bytes that are not UTF-8 (not expected
-// of these APIs) become U+FFFD.
-func text(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
-
 // resendWait is the tag of a resent request: the sink hands its row's
 // Done to it, so the handler learns the new row's id.
 type resendWait struct{ ch chan int64 }
@@ -208,7 +194,7 @@ func (a *App) resend(w http.ResponseWriter, r *http.Request) error {
 	}
 	reqBody := c.RequestBody
 	if in.Stream != nil {
-		if reqBody, err = setStream(reqBody, *in.Stream); err != nil {
+		if reqBody, err = capture.SetStream(reqBody, *in.Stream); err != nil {
 			return &apiError{Status: http.StatusConflict, Code: "not_json", Field: "stream",
 				Message: fmt.Sprintf("the captured body of log %d is not a JSON object, so its stream flag cannot be set: %v", id, err)}
 		}
@@ -229,16 +215,16 @@ func (a *App) resend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req.Header = replayHeader(c.RequestHeader)
+	req.Header = capture.ReplayHeader(c.RequestHeader)
 	if in.Endpoint != "" {
 		req.Header.Set("X-Ccmesh-Endpoint", in.Endpoint)
 	}
 	req.Header.Set(proxy.ResentFromHeader, strconv.FormatInt(id, 10))
 	req.RemoteAddr = "127.0.0.1:0"
-	out := &discardWriter{header: http.Header{}}
+	out := capture.NewRecorder()
 	a.serveInternal(out, req)
 
-	reply := ResendReply{Status: out.status, Endpoint: out.header.Get("X-Ccmesh-Endpoint")}
+	reply := ResendReply{Status: out.Status, Endpoint: out.Head.Get("X-Ccmesh-Endpoint")}
 	if reply.Status == 0 {
 		reply.Status = proxy.StatusClientGone
 	}
@@ -264,93 +250,6 @@ func (a *App) serveInternal(w http.ResponseWriter, req *http.Request) {
 	a.proxy.ServeHTTP(w, req)
 }
 
-// discardWriter keeps a resent request's status and headers; its body is
-// in the new row's capture, if the setting keeps one.
-type discardWriter struct {
-	header http.Header
-	status int
-}
-
-func (d *discardWriter) Header() http.Header { return d.header }
-
-func (d *discardWriter) WriteHeader(code int) {
-	if d.status == 0 && code >= 200 {
-		d.status = code
-	}
-}
-
-func (d *discardWriter) Write(p []byte) (int, error) {
-	d.WriteHeader(http.StatusOK)
-	return len(p), nil
-}
-
-// replayHeader is a captured request's headers as they can be sent again:
-// without those of the original connection (hop-by-hop, Host,
-// Content-Length), a browser's (Origin, Referer, Sec-Fetch-*: the page it
-// came from, which a resend or a curl command does not have), and ccmesh's
-// own x-ccmesh-* but the endpoint the client named.
-func replayHeader(h http.Header) http.Header {
-	out := h.Clone()
-	if out == nil {
-		out = http.Header{}
-	}
-	for _, k := range []string{"Host", "Content-Length", "Connection", "Proxy-Connection", "Keep-Alive",
-		"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Expect", "Origin", "Referer"} {
-		out.Del(k)
-	}
-	for k := range out {
-		if strings.HasPrefix(k, "X-Ccmesh-") && k != "X-Ccmesh-Endpoint" || strings.HasPrefix(k, "Sec-Fetch-") {
-			delete(out, k)
-		}
-	}
-	return out
-}
-
-// setStream returns body, a JSON object, with its top-level "stream" set
-// to stream: the value replaced where the member is (every one, should it
-// repeat), or the member added first; every other byte stays as it was.
-func setStream(body []byte, stream bool) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	val := strconv.FormatBool(stream)
-	type span struct{ start, end int64 }
-	var found []span
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if key == "stream" {
-			end := dec.InputOffset()
-			found = append(found, span{end - int64(len(v)), end})
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if len(found) == 0 {
-		open := bytes.IndexByte(body, '{') + 1
-		member := `"stream":` + val
-		if rest := bytes.TrimSpace(body[open:]); len(rest) > 0 && rest[0] != '}' {
-			member += ","
-		}
-		return slices.Concat(body[:open], []byte(member), body[open:]), nil
-	}
-	var out []byte
-	prev := int64(0)
-	for _, s := range found {
-		out = append(append(out, body[prev:s.start]...), val...)
-		prev = s.end
-	}
-	return append(out, body[prev:]...), nil
-}
-
 func (a *App) curlCommand(w http.ResponseWriter, r *http.Request) error {
 	id, c, err := a.loadCapture(r, false)
 	if err != nil {
@@ -364,45 +263,6 @@ func (a *App) curlCommand(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, CurlReply{Command: curlLine(a.ProxyURL(), row, c)})
+	writeJSON(w, http.StatusOK, CurlReply{Command: capture.Curl(a.ProxyURL(), row, c)})
 	return nil
-}
-
-// curlLine writes c as a curl command against ccmesh at proxyURL: every
-// value single-quoted (shellQuote) but the key, which the shell takes from
-// $CCMESH_KEY; the capture's own credentials were never stored.
-func curlLine(proxyURL string, row store.RequestLog, c store.Capture) string {
-	target := proxyURL + row.Path
-	if c.Query != "" {
-		target += "?" + c.Query
-	}
-	parts := []string{"curl -sS"}
-	if row.Stream {
-		parts[0] += " -N"
-	}
-	method := c.Method
-	if method == "" {
-		method = http.MethodPost
-	}
-	if strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
-		method = shellQuote(method) // a method is a token, and tokens may hold $ | & ' `
-	}
-	parts[0] += " -X " + method + " " + shellQuote(target)
-	parts = append(parts, `-H "x-api-key: $CCMESH_KEY"`)
-	h := replayHeader(c.RequestHeader)
-	h.Del("Accept-Encoding") // curl would print a compressed body as it came
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		for _, v := range h[k] {
-			parts = append(parts, "-H "+shellQuote(strings.ToLower(k)+": "+v))
-		}
-	}
-	if len(c.RequestBody) > 0 {
-		parts = append(parts, "--data-binary "+shellQuote(string(c.RequestBody)))
-	}
-	return strings.Join(parts, " \\\n  ")
 }

@@ -15,6 +15,7 @@ import (
 // app and never imports it, under any build tag.
 var concernPackages = []string{
 	"backup",
+	"capture",
 	"clients",
 	"desktop",
 	"metrics",

@@ -1,9 +1,10 @@
 // Package backup is the transport of ccmesh's backups and sync
 // (docs/BEHAVIOUR.md#backup-and-sync): a file sealed with a passphrase and
-// opened again (age, scrypt, one at a time), and the sync file on a WebDAV
-// server, read whole and replaced only as the push read it. It knows
-// nothing of the app: what the file holds — the export document, the
-// import's plan, the sync's decisions — is the app's (export.go,
+// opened again (age, scrypt, one at a time), the sync file on a WebDAV
+// server, read whole and replaced only as the push read it, and the
+// report of what an import changes (Diff, over any settings struct). It
+// knows nothing of the app: what the file holds — the export document,
+// the import's validation, the sync's decisions — is the app's (export.go,
 // backup.go, sync.go), and a refusal here is an Error the app answers as
 // it says.
 package backup

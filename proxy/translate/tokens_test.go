@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 // The count_tokens estimate bounds its BPE work whatever the request
@@ -88,12 +91,12 @@ func TestTokensAtMost(t *testing.T) {
 		body  string
 		bound bool
 	}{
-		{"text", conv.Anthropic, `{"model":"m","messages":[{"role":"user","content":"the quick brown fox"}]}`, true},
-		{"a tiny image", conv.Anthropic, `{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]}`, true},
-		{"tools without schemas", conv.Anthropic, `{"messages":[],"tools":[{"name":"a"},{"name":"b"},{"NAME":"c"},{"Name":"d"}]}`, true},
-		{"a chat image and a bare function", conv.Chat, `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:x"}}]}],"tools":[{"type":"function","function":{"name":"f"}}]}`, true},
-		{"a namespace", conv.Responses, `{"input":"hi","tools":[{"type":"namespace","name":"mcp__x","tools":[{"type":"function","name":"read"}]},{"type":"input_image"}]}`, true},
-		{"an escape", conv.Anthropic, `{"messages":[{"role":"user","content":[{"type":"im\u0061ge","source":{"type":"base64","media_type":"image/png","data":"x"}}]}]}`, false},
+		{"text", anthropic.Protocol, `{"model":"m","messages":[{"role":"user","content":"the quick brown fox"}]}`, true},
+		{"a tiny image", anthropic.Protocol, `{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}]}`, true},
+		{"tools without schemas", anthropic.Protocol, `{"messages":[],"tools":[{"name":"a"},{"name":"b"},{"NAME":"c"},{"Name":"d"}]}`, true},
+		{"a chat image and a bare function", chat.Protocol, `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:x"}}]}],"tools":[{"type":"function","function":{"name":"f"}}]}`, true},
+		{"a namespace", responses.Protocol, `{"input":"hi","tools":[{"type":"namespace","name":"mcp__x","tools":[{"type":"function","name":"read"}]},{"type":"input_image"}]}`, true},
+		{"an escape", anthropic.Protocol, `{"messages":[{"role":"user","content":[{"type":"im\u0061ge","source":{"type":"base64","media_type":"image/png","data":"x"}}]}]}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := Codec(tt.p).DecodeRequest([]byte(tt.body))
@@ -112,9 +115,9 @@ func TestTokensAtMost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := conv.Anthropic
+		p := anthropic.Protocol
 		if strings.HasPrefix(name, "codex") {
-			p = conv.Responses
+			p = responses.Protocol
 		}
 		r, err := Codec(p).DecodeRequest(body)
 		if err != nil {

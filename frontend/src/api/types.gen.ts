@@ -373,7 +373,7 @@ export interface Health {
   keys: KeyHealth[];
 }
 
-/** Go: app.ImportReport */
+/** Go: backup.ImportReport */
 export interface ImportReport {
   replace: boolean;
   schema: number;
@@ -419,7 +419,7 @@ export interface KeyHealth {
   last_test: TestResult | null;
 }
 
-/** Go: app.KeyMove */
+/** Go: backup.KeyMove */
 export interface KeyMove {
   name: string;
   from: string;
