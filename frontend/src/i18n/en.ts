@@ -412,7 +412,7 @@ const en = {
     outsideFastTitle: 'Other endpoints for these clients are in the fast queue, so this one is used only when named (@name/model).',
     empty: 'No enabled endpoints, so no request can be routed. Add or enable an endpoint on the Endpoints tab.',
     whyHeading: 'Where would a request go?',
-    whyIntro: 'Pick a client and a model: ccmesh shows the endpoints it would offer the request to right now, in order, and why it leaves the others out.',
+    whyIntro: 'Pick a client and a model, and what the request holds that rules look at: ccmesh shows the rule it would match and why not the earlier ones, the endpoints it would offer the request to right now, in order, and why it leaves the others out.',
     client: 'Client',
     model: 'Model',
     modelPlaceholder: 'e.g. claude-sonnet-4-5',
