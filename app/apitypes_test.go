@@ -240,20 +240,23 @@ func frontendTypes() ([]byte, error) {
 	g.Nullable(routing, "excluded")
 
 	// Roots: what the handlers write and decode.
-	g.Add("", reflect.TypeFor[Info]())               // GET /api/info
-	g.Add("", reflect.TypeFor[EndpointReply]())      // endpoint replies
-	g.Add("", patch)                                 // POST, PUT /api/endpoints
-	g.Add("", health)                                // GET /api/health, force-open/close
-	g.Add("", reflect.TypeFor[TestResult]())         // POST /api/endpoints/{id}/test
-	g.Add("", reflect.TypeFor[FetchModelsReply]())   // POST /api/endpoints/{id}/fetch-models
-	g.Add("", logRow)                                // GET /api/logs/{id}, "log" events
-	g.Add("", reflect.TypeFor[CaptureReply]())       // GET /api/logs/{id}/capture
-	g.Add("", reflect.TypeFor[ResendInput]())        // POST /api/logs/{id}/resend
-	g.Add("", reflect.TypeFor[ResendReply]())        // its reply
-	g.Add("", reflect.TypeFor[CurlReply]())          // GET /api/logs/{id}/curl
-	g.Add("LogPage", reflect.TypeFor[tsLogPage]())   // GET /api/logs
-	g.Add("", event)                                 // GET /api/breaker-events
-	g.Add("StatsReply", reflect.TypeFor[tsStats]())  // GET /api/stats
+	g.Add("", reflect.TypeFor[Info]())              // GET /api/info
+	g.Add("", reflect.TypeFor[EndpointReply]())     // endpoint replies
+	g.Add("", patch)                                // POST, PUT /api/endpoints
+	g.Add("", health)                               // GET /api/health, force-open/close
+	g.Add("", reflect.TypeFor[TestResult]())        // POST /api/endpoints/{id}/test
+	g.Add("", reflect.TypeFor[FetchModelsReply]())  // POST /api/endpoints/{id}/fetch-models
+	g.Add("", logRow)                               // GET /api/logs/{id}, "log" events
+	g.Add("", reflect.TypeFor[CaptureReply]())      // GET /api/logs/{id}/capture
+	g.Add("", reflect.TypeFor[ResendInput]())       // POST /api/logs/{id}/resend
+	g.Add("", reflect.TypeFor[ResendReply]())       // its reply
+	g.Add("", reflect.TypeFor[CurlReply]())         // GET /api/logs/{id}/curl
+	g.Add("LogPage", reflect.TypeFor[tsLogPage]())  // GET /api/logs
+	g.Add("", event)                                // GET /api/breaker-events
+	g.Add("StatsReply", reflect.TypeFor[tsStats]()) // GET /api/stats
+	// The counts of a stats bucket, which the UI sums over any set of them
+	// (frontend/src/stats.ts).
+	g.Add("Totals", reflect.TypeFor[store.Counts]())
 	g.Add("", reflect.TypeFor[proxy.Explanation]())  // GET /api/route
 	g.Add("", reflect.TypeFor[Settings]())           // GET, PUT /api/settings
 	g.Add("", reflect.TypeFor[SettingsReply]())      // PUT /api/settings' answer

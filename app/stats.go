@@ -20,37 +20,13 @@ import (
 // Unpriced counts those whose model had no price (their cost is unknown,
 // not 0).
 type StatBucket struct {
-	Start      time.Time `json:"start"`
-	Key        string    `json:"key"`
-	Requests   int64     `json:"requests"`
-	Succeeded  int64     `json:"succeeded"`
-	Attempts   int64     `json:"attempts"`
-	Errors     int64     `json:"errors"`
-	Input      int64     `json:"input"`
-	Output     int64     `json:"output"`
-	CacheRead  int64     `json:"cache_read"`
-	CacheWrite int64     `json:"cache_write"`
-	Reasoning  int64     `json:"reasoning"`
-	CostUSD    float64   `json:"cost_usd"`
-	Unpriced   int64     `json:"unpriced"`
-	Hedges     int64     `json:"hedges"` // attempts that raced another (docs/BEHAVIOUR.md#hedging)
+	Start time.Time `json:"start"`
+	Key   string    `json:"key"`
+	store.Counts
 }
 
 // Add adds o's counts to b.
-func (b *StatBucket) Add(o StatBucket) {
-	b.Requests += o.Requests
-	b.Succeeded += o.Succeeded
-	b.Attempts += o.Attempts
-	b.Errors += o.Errors
-	b.Input += o.Input
-	b.Output += o.Output
-	b.CacheRead += o.CacheRead
-	b.CacheWrite += o.CacheWrite
-	b.Reasoning += o.Reasoning
-	b.CostUSD += o.CostUSD
-	b.Unpriced += o.Unpriced
-	b.Hedges += o.Hedges
-}
+func (b *StatBucket) Add(o StatBucket) { b.Counts.Add(o.Counts) }
 
 // noRule is the key, under group=rule, of the requests no routing rule
 // decided; no rule may take the name (app/rules.go).
@@ -171,8 +147,7 @@ func (a *App) usageStats(r *http.Request, q statsQuery) ([]StatBucket, error) {
 			s = &StatBucket{Start: k.start, Key: k.key}
 			sums[k] = s
 		}
-		s.Add(StatBucket{Requests: b.Requests, Succeeded: b.Succeeded, Attempts: b.Attempts, Errors: b.Errors, Input: b.Input, Output: b.Output, CacheRead: b.CacheRead,
-			CacheWrite: b.CacheWrite, Reasoning: b.Reasoning, CostUSD: b.CostUSD, Unpriced: b.Unpriced, Hedges: b.Hedges})
+		s.Counts.Add(b.Counts)
 	}
 	out := make([]StatBucket, 0, len(sums))
 	for _, s := range sums {

@@ -68,35 +68,35 @@ func TestTrayToday(t *testing.T) {
 	}
 	// Usage with no price is not $0: said as the UI says it.
 	var unpriced todayTotals
-	unpriced.add(now, []store.UsageDelta{{Requests: 1, Unpriced: 1}})
+	unpriced.add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, Unpriced: 1}}})
 	for lang, want := range map[string]string{"en": "1 request, no price today", "zh-CN": "今日 1 次请求，无价格"} {
 		if got := desktop.TodayWords(lang, unpriced.get(now)); got != want {
 			t.Errorf("%s, only unpriced requests: got %q, want %q", lang, got, want)
 		}
 	}
-	c.add(now, []store.UsageDelta{{Requests: 1, CostUSD: 1.25}})
+	c.add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, CostUSD: 1.25}}})
 	if got := desktop.TodayWords("en", c.get(now)); got != "1 request, $1.25 today" {
 		t.Errorf("got %q", got)
 	}
 	// A failover is two attempts, two requests to their endpoints, as the
 	// statistics count them.
-	c.add(now, []store.UsageDelta{{Requests: 1, Errors: 1}, {Requests: 1, CostUSD: 0.005}})
+	c.add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, Errors: 1}}, {Counts: store.Counts{Requests: 1, CostUSD: 0.005}}})
 	if got := desktop.TodayWords("en", c.get(now)); got != "3 requests, $1.25 today" {
 		t.Errorf("got %q", got)
 	}
-	c.add(now.Add(time.Minute), []store.UsageDelta{{Requests: 1, Unpriced: 1}})
+	c.add(now.Add(time.Minute), []store.UsageDelta{{Counts: store.Counts{Requests: 1, Unpriced: 1}}})
 	if got := desktop.TodayWords("zh-CN", c.get(now)); got != "今日 4 次请求，$1.25+" {
 		t.Errorf("got %q", got)
 	}
 	// Yesterday's late record does not count; a new day starts at zero.
-	c.add(now.Add(-24*time.Hour), []store.UsageDelta{{Requests: 1, CostUSD: 9}})
+	c.add(now.Add(-24*time.Hour), []store.UsageDelta{{Counts: store.Counts{Requests: 1, CostUSD: 9}}})
 	if got := c.get(now); got.Requests != 4 {
 		t.Errorf("a record of yesterday counted: %+v", got)
 	}
 	if got := c.get(now.Add(10 * time.Hour)); got != (today{}) {
 		t.Errorf("the next day starts at %+v", got)
 	}
-	c.add(now.Add(10*time.Hour), []store.UsageDelta{{Requests: 1}})
+	c.add(now.Add(10*time.Hour), []store.UsageDelta{{Counts: store.Counts{Requests: 1}}})
 	if got := c.get(now.Add(10 * time.Hour)); got.Requests != 1 {
 		t.Errorf("the next day's first request: %+v", got)
 	}

@@ -36,7 +36,7 @@ func FillUsage(row *store.RequestLog, rec *proxy.Record, price func(model string
 	ok := requestOK(rec)
 	row.Usage = &store.LogUsage{}
 	if len(rec.Attempts) == 0 {
-		row.Deltas = []store.UsageDelta{{Model: rec.ModelAsked, Requests: 1, Succeeded: b2i(ok)}}
+		row.Deltas = []store.UsageDelta{{Model: rec.ModelAsked, Counts: store.Counts{Requests: 1, Succeeded: b2i(ok)}}}
 		return
 	}
 	deltas := make([]store.UsageDelta, len(rec.Attempts))
@@ -54,15 +54,15 @@ func FillUsage(row *store.RequestLog, rec *proxy.Record, price func(model string
 		if at.Hedge != "" {
 			inRace++
 		}
-		d := store.UsageDelta{EndpointID: at.EndpointID, Endpoint: at.Endpoint, Model: model,
-			Attempts: 1, Errors: b2i(i != answer || !ok), Hedges: b2i(at.Hedge != "" && inRace == 2),
-			KeyID: at.KeyID, Key: at.Key}
+		d := store.UsageDelta{EndpointID: at.EndpointID, Endpoint: at.Endpoint, Model: model, KeyID: at.KeyID, Key: at.Key,
+			Counts: store.Counts{Attempts: 1, Errors: b2i(i != answer || !ok), Hedges: b2i(at.Hedge != "" && inRace == 2)}}
 		if i == answer {
 			d.Requests, d.Succeeded = 1, b2i(ok)
 		}
 		if u := at.Usage; u != nil {
-			d.Input, d.Output, d.CacheRead, d.CacheWrite, d.Reasoning = u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning
-			addUsage(row.Usage, u)
+			d.Tokens = tokensOf(u)
+			row.Usage.Add(d.Tokens)
+			row.Usage.Estimated = row.Usage.Estimated || u.Estimated
 			c := price(model, at.EndpointID, *u)
 			at.Cost = &c
 			if c.Priced {
@@ -77,13 +77,10 @@ func FillUsage(row *store.RequestLog, rec *proxy.Record, price func(model string
 	row.Deltas, row.CostUSD = deltas, cost
 }
 
-func addUsage(sum *store.LogUsage, u *proxy.Usage) {
-	sum.Input += u.Input
-	sum.Output += u.Output
-	sum.CacheRead += u.CacheRead
-	sum.CacheWrite += u.CacheWrite
-	sum.Reasoning += u.Reasoning
-	sum.Estimated = sum.Estimated || u.Estimated
+// tokensOf is an attempt's usage in the store's counts: the proxy's names
+// are the store's (docs/BEHAVIOUR.md#usage).
+func tokensOf(u *proxy.Usage) store.Tokens {
+	return store.Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Reasoning: u.Reasoning}
 }
 
 // addCost adds usd to sum; a nil sum (no price yet) starts at usd.

@@ -43,7 +43,7 @@ func TestFillUsage(t *testing.T) {
 		{
 			name:       "reached no endpoint",
 			rec:        proxy.Record{Status: 403, ModelAsked: "m"},
-			wantDeltas: []store.UsageDelta{{Model: "m", Requests: 1}},
+			wantDeltas: []store.UsageDelta{{Model: "m", Counts: store.Counts{Requests: 1}}},
 		},
 		{
 			name: "failed over twice, then answered",
@@ -51,12 +51,12 @@ func TestFillUsage(t *testing.T) {
 				failedAttempt(1, "a", "priced", nil), failedAttempt(2, "b", "priced", nil),
 				answeredAttempt(3, "c", "priced", &proxy.Usage{Input: 10, Output: 5}),
 			}},
-			wantUsage: store.LogUsage{Input: 10, Output: 5},
+			wantUsage: store.LogUsage{Tokens: store.Tokens{Input: 10, Output: 5}},
 			wantCost:  cost(15e-6),
 			wantDeltas: []store.UsageDelta{
-				{EndpointID: 1, Endpoint: "a", Model: "priced", Attempts: 1, Errors: 1},
-				{EndpointID: 2, Endpoint: "b", Model: "priced", Attempts: 1, Errors: 1},
-				{EndpointID: 3, Endpoint: "c", Model: "priced", Requests: 1, Succeeded: 1, Attempts: 1, Input: 10, Output: 5, CostUSD: 15e-6},
+				{EndpointID: 1, Endpoint: "a", Model: "priced", Counts: store.Counts{Attempts: 1, Errors: 1}},
+				{EndpointID: 2, Endpoint: "b", Model: "priced", Counts: store.Counts{Attempts: 1, Errors: 1}},
+				{EndpointID: 3, Endpoint: "c", Model: "priced", Counts: store.Counts{Requests: 1, Succeeded: 1, Attempts: 1, Tokens: store.Tokens{Input: 10, Output: 5}, CostUSD: 15e-6}},
 			},
 		},
 		{
@@ -65,12 +65,11 @@ func TestFillUsage(t *testing.T) {
 				failedAttempt(1, "a", "priced", &proxy.Usage{Input: 100, CacheRead: 1000, Estimated: true}),
 				answeredAttempt(2, "b", "priced", &proxy.Usage{Input: 7, Output: 3, CacheWrite: 20, Reasoning: 2}),
 			}},
-			wantUsage: store.LogUsage{Input: 107, Output: 3, CacheRead: 1000, CacheWrite: 20, Reasoning: 2, Estimated: true},
+			wantUsage: store.LogUsage{Tokens: store.Tokens{Input: 107, Output: 3, CacheRead: 1000, CacheWrite: 20, Reasoning: 2}, Estimated: true},
 			wantCost:  cost(1130e-6),
 			wantDeltas: []store.UsageDelta{
-				{EndpointID: 1, Endpoint: "a", Model: "priced", Attempts: 1, Errors: 1, Input: 100, CacheRead: 1000, CostUSD: 1100e-6},
-				{EndpointID: 2, Endpoint: "b", Model: "priced", Requests: 1, Succeeded: 1, Attempts: 1, Input: 7, Output: 3,
-					CacheWrite: 20, Reasoning: 2, CostUSD: 30e-6},
+				{EndpointID: 1, Endpoint: "a", Model: "priced", Counts: store.Counts{Attempts: 1, Errors: 1, Tokens: store.Tokens{Input: 100, CacheRead: 1000}, CostUSD: 1100e-6}},
+				{EndpointID: 2, Endpoint: "b", Model: "priced", Counts: store.Counts{Requests: 1, Succeeded: 1, Attempts: 1, Tokens: store.Tokens{Input: 7, Output: 3, CacheWrite: 20, Reasoning: 2}, CostUSD: 30e-6}},
 			},
 		},
 		{
@@ -78,9 +77,9 @@ func TestFillUsage(t *testing.T) {
 			rec: proxy.Record{Status: 200, Attempts: []proxy.Attempt{
 				answeredAttempt(1, "a", "unlisted", &proxy.Usage{Input: 4, Output: 1}),
 			}},
-			wantUsage: store.LogUsage{Input: 4, Output: 1},
+			wantUsage: store.LogUsage{Tokens: store.Tokens{Input: 4, Output: 1}},
 			wantDeltas: []store.UsageDelta{
-				{EndpointID: 1, Endpoint: "a", Model: "unlisted", Requests: 1, Succeeded: 1, Attempts: 1, Input: 4, Output: 1, Unpriced: 1},
+				{EndpointID: 1, Endpoint: "a", Model: "unlisted", Counts: store.Counts{Requests: 1, Succeeded: 1, Attempts: 1, Unpriced: 1, Tokens: store.Tokens{Input: 4, Output: 1}}},
 			},
 		},
 		{
@@ -89,11 +88,11 @@ func TestFillUsage(t *testing.T) {
 				failedAttempt(1, "a", "unlisted", &proxy.Usage{Input: 50}),
 				answeredAttempt(2, "b", "priced", &proxy.Usage{Input: 2}),
 			}},
-			wantUsage: store.LogUsage{Input: 52},
+			wantUsage: store.LogUsage{Tokens: store.Tokens{Input: 52}},
 			wantCost:  cost(2e-6),
 			wantDeltas: []store.UsageDelta{
-				{EndpointID: 1, Endpoint: "a", Model: "unlisted", Attempts: 1, Errors: 1, Input: 50, Unpriced: 1},
-				{EndpointID: 2, Endpoint: "b", Model: "priced", Requests: 1, Succeeded: 1, Attempts: 1, Input: 2, CostUSD: 2e-6},
+				{EndpointID: 1, Endpoint: "a", Model: "unlisted", Counts: store.Counts{Attempts: 1, Errors: 1, Unpriced: 1, Tokens: store.Tokens{Input: 50}}},
+				{EndpointID: 2, Endpoint: "b", Model: "priced", Counts: store.Counts{Requests: 1, Succeeded: 1, Attempts: 1, Tokens: store.Tokens{Input: 2}, CostUSD: 2e-6}},
 			},
 		},
 		{
@@ -102,8 +101,8 @@ func TestFillUsage(t *testing.T) {
 				failedAttempt(1, "a", "m", nil), failedAttempt(2, "b", "m", nil),
 			}},
 			wantDeltas: []store.UsageDelta{
-				{EndpointID: 1, Endpoint: "a", Model: "m", Attempts: 1, Errors: 1},
-				{EndpointID: 2, Endpoint: "b", Model: "m", Requests: 1, Attempts: 1, Errors: 1},
+				{EndpointID: 1, Endpoint: "a", Model: "m", Counts: store.Counts{Attempts: 1, Errors: 1}},
+				{EndpointID: 2, Endpoint: "b", Model: "m", Counts: store.Counts{Requests: 1, Attempts: 1, Errors: 1}},
 			},
 		},
 		{
@@ -111,7 +110,7 @@ func TestFillUsage(t *testing.T) {
 			rec: proxy.Record{Status: 200, Stream: true, StreamEnd: proxy.StreamUpstreamError, Attempts: []proxy.Attempt{
 				answeredAttempt(1, "a", "m", nil),
 			}},
-			wantDeltas: []store.UsageDelta{{EndpointID: 1, Endpoint: "a", Model: "m", Requests: 1, Attempts: 1, Errors: 1}},
+			wantDeltas: []store.UsageDelta{{EndpointID: 1, Endpoint: "a", Model: "m", Counts: store.Counts{Requests: 1, Attempts: 1, Errors: 1}}},
 		},
 		{
 			name: "the first attempt won its hedge race",
@@ -120,8 +119,8 @@ func TestFillUsage(t *testing.T) {
 				{EndpointID: 2, Endpoint: "b", ErrorType: proxy.ErrHedgeCancelled, Outcome: breaker.Neutral, Model: "m", Hedge: "cancelled"},
 			}},
 			wantDeltas: []store.UsageDelta{
-				{EndpointID: 1, Endpoint: "a", Model: "m", Requests: 1, Succeeded: 1, Attempts: 1},
-				{EndpointID: 2, Endpoint: "b", Model: "m", Attempts: 1, Errors: 1, Hedges: 1},
+				{EndpointID: 1, Endpoint: "a", Model: "m", Counts: store.Counts{Requests: 1, Succeeded: 1, Attempts: 1}},
+				{EndpointID: 2, Endpoint: "b", Model: "m", Counts: store.Counts{Attempts: 1, Errors: 1, Hedges: 1}},
 			},
 		},
 	}

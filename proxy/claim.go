@@ -44,6 +44,8 @@ func (c *claimWriter) claim() bool {
 		return c.state == claimWon
 	}
 	c.state = claimLost
+	rec := c.q.rec
+	provisional := rec.AttemptCount
 	if !c.q.claim() {
 		return false
 	}
@@ -51,9 +53,11 @@ func (c *claimWriter) claim() bool {
 	h := c.w.Header()
 	clear(h)
 	maps.Copy(h, c.h)
-	// The headers were set before the race was decided; the count of
-	// attempts is the race's now (docs/BEHAVIOUR.md#attempt-loop).
-	setCCMeshHeaders(h, c.q.rec.Endpoint, c.q.rec.AttemptCount)
+	if rec.AttemptCount != provisional {
+		// The headers were set before the race was decided; the count of
+		// attempts is the race's now (docs/BEHAVIOUR.md#attempt-loop).
+		setCCMeshHeaders(h, rec.Endpoint, rec.AttemptCount)
+	}
 	return true
 }
 

@@ -74,3 +74,56 @@ func benchWritePath(b *testing.B, answer proxytest.Response, body string, hedge 
 		}
 	})
 }
+
+// discardWriter is a ResponseWriter that keeps nothing, so that
+// BenchmarkClaimWriter measures the writer in front of it only.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) WriteHeader(int)             {}
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) Flush()                      {}
+
+// BenchmarkClaimWriter: one race side's streamed answer (the headers, then
+// 200 events, each flushed): "explicit" as before the claiming writer, a
+// claim called and the writes made to the client's writer; "claiming"
+// through the side's writer, which claims on the first write.
+func BenchmarkClaimWriter(b *testing.B) {
+	ev := []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lorem ipsum \"}}\n\n")
+	write := func(w http.ResponseWriter) {
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		setCCMeshHeaders(h, "a", 1)
+		w.WriteHeader(http.StatusOK)
+		rc := newResponseController(w)
+		for range 200 {
+			_, _ = w.Write(ev)
+			rc.flush()
+		}
+	}
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:3457/v1/messages", nil)
+	e := &endpoint{Endpoint: Endpoint{ID: 1, Name: "a", Protocol: ProtocolAnthropic}}
+	for _, claiming := range []bool{false, true} {
+		name := "explicit"
+		if claiming {
+			name = "claiming"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				client := &discardWriter{h: http.Header{}}
+				q := &request{w: client, r: r, rec: &Record{}, proto: ProtocolAnthropic}
+				gate := &hedgeGate{winner: -1}
+				s := q.side(gate, 0, e)
+				gate.cancel[1] = func(error) {}
+				if claiming {
+					write(s.q.w)
+				} else if s.q.claim() {
+					write(client)
+				}
+				gate.cancel[0](nil)
+			}
+		})
+	}
+}

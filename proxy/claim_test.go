@@ -27,8 +27,9 @@ func raceOf(t *testing.T, rr http.ResponseWriter) (gate *hedgeGate, a, b *raceSi
 
 // TestRaceWriterClaims (item 1): a side's first write to the client claims
 // the race by itself, whether it is the status, the body or a flush, with
-// no claim called before it; the other side's context is stopped, and the
-// loser's headers, status and body never reach the client.
+// no claim called before it; the other side's context is stopped, the
+// winner's count of attempts is the race's, and the loser's headers,
+// status and body never reach the client.
 func TestRaceWriterClaims(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -44,6 +45,8 @@ func TestRaceWriterClaims(t *testing.T) {
 			rr := httptest.NewRecorder()
 			gate, a, b := raceOf(t, rr)
 			a.q.w.Header().Set("X-Side", "a")
+			// As writeHeader does, before the race is decided: one attempt.
+			setCCMeshHeaders(a.q.w.Header(), a.q.rec.Endpoint, a.q.rec.AttemptCount)
 			b.q.w.Header().Set("X-Side", "b") // before a writes: its own copy
 			tc.first(a.q.w)
 			if got := gate.winner; got != 0 {

@@ -28,9 +28,8 @@ func BenchmarkInsertBatch(b *testing.B) {
 	for i := range batch {
 		cost := 0.002
 		batch[i] = RequestLog{At: time.Now(), Path: "/v1/messages", Endpoint: "alpha", Status: 200,
-			Usage: &LogUsage{Input: 12, Output: 34, CacheRead: 5000}, CostUSD: &cost,
-			Deltas: []UsageDelta{{EndpointID: 1, Endpoint: "alpha", Model: "claude-sonnet-4-5", Requests: 1, Succeeded: 1, Attempts: 1,
-				Input: 12, Output: 34, CacheRead: 5000, CostUSD: 0.002}}}
+			Usage: &LogUsage{Tokens: Tokens{Input: 12, Output: 34, CacheRead: 5000}}, CostUSD: &cost,
+			Deltas: []UsageDelta{{EndpointID: 1, Endpoint: "alpha", Model: "claude-sonnet-4-5", Counts: Counts{Requests: 1, Succeeded: 1, Attempts: 1, Tokens: Tokens{Input: 12, Output: 34, CacheRead: 5000}, CostUSD: 0.002}}}}
 		routing[i] = []byte(`{"candidates":[{"name":"alpha","state":"closed"}]}`)
 		history[i] = []byte(`[{"endpoint":"alpha","status":200,"duration_ms":812}]`)
 	}
@@ -71,11 +70,10 @@ func BenchmarkUsageBuckets30Days(b *testing.B) {
 		for i := range batch {
 			n := off + i
 			ep := int64(n%4 + 1)
-			d := UsageDelta{EndpointID: ep, Endpoint: "ep" + string(rune('a'+ep)), Model: models[n%3], Requests: 1, Succeeded: 1, Attempts: 1,
-				Input: 100, Output: 50, CacheRead: 4000, CostUSD: 0.01}
+			d := UsageDelta{EndpointID: ep, Endpoint: "ep" + string(rune('a'+ep)), Model: models[n%3], Counts: Counts{Requests: 1, Succeeded: 1, Attempts: 1, Tokens: Tokens{Input: 100, Output: 50, CacheRead: 4000}, CostUSD: 0.01}}
 			batch[i] = RequestLog{At: start.Add(time.Duration(n) * step), Status: 200, Deltas: []UsageDelta{d}}
 			if n%10 == 0 {
-				batch[i].Deltas = append(batch[i].Deltas, UsageDelta{EndpointID: ep%4 + 1, Endpoint: "failed", Model: models[n%3], Attempts: 1, Errors: 1})
+				batch[i].Deltas = append(batch[i].Deltas, UsageDelta{EndpointID: ep%4 + 1, Endpoint: "failed", Model: models[n%3], Counts: Counts{Attempts: 1, Errors: 1}})
 			}
 		}
 		if err := db.insertLogs(b.Context(), batch, routing, history); err != nil {

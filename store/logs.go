@@ -108,8 +108,8 @@ func scanLog(s scanner) (RequestLog, error) {
 	}
 	r.ResentFrom = resentFrom.Int64
 	if u[0].Valid { // NULL on a row from before the sums were kept
-		r.Usage = &LogUsage{Input: u[0].Int64, Output: u[1].Int64, CacheRead: u[2].Int64,
-			CacheWrite: u[3].Int64, Reasoning: u[4].Int64, Estimated: estimated.Bool}
+		r.Usage = &LogUsage{Tokens: Tokens{Input: u[0].Int64, Output: u[1].Int64, CacheRead: u[2].Int64,
+			CacheWrite: u[3].Int64, Reasoning: u[4].Int64}, Estimated: estimated.Bool}
 	}
 	if cost.Valid {
 		r.CostUSD = &cost.Float64

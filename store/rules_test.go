@@ -53,7 +53,7 @@ func TestLogRuleAndRuleBuckets(t *testing.T) {
 	db := openTestDB(t)
 	h := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	d := func(req, in int64) UsageDelta {
-		return UsageDelta{EndpointID: 1, Endpoint: "a", Model: "m", Requests: req, Attempts: 1, Input: in}
+		return UsageDelta{EndpointID: 1, Endpoint: "a", Model: "m", Counts: Counts{Requests: req, Attempts: 1, Tokens: Tokens{Input: in}}}
 	}
 	rows := []RequestLog{
 		{At: h.Add(time.Second), Status: 200, Rule: "subagents", Deltas: []UsageDelta{d(0, 1), d(1, 10)}},

@@ -19,11 +19,11 @@ func TestLogRowSums(t *testing.T) {
 		row  RequestLog
 		want string // the row's "usage" and "cost_usd" in JSON
 	}{
-		{"priced", RequestLog{Usage: &LogUsage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, Reasoning: 5, Estimated: true}, CostUSD: ptr(0.125)},
+		{"priced", RequestLog{Usage: &LogUsage{Tokens: Tokens{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, Reasoning: 5}, Estimated: true}, CostUSD: ptr(0.125)},
 			`"usage":{"input":1,"output":2,"cache_read":3,"cache_write":4,"reasoning":5,"estimated":true},"cost_usd":0.125`},
-		{"no price", RequestLog{Usage: &LogUsage{Input: 7}},
+		{"no price", RequestLog{Usage: &LogUsage{Tokens: Tokens{Input: 7}}},
 			`"usage":{"input":7,"output":0,"cache_read":0,"cache_write":0,"reasoning":0,"estimated":false},"cost_usd":null`},
-		{"free", RequestLog{Usage: &LogUsage{Output: 9}, CostUSD: ptr(0.0)},
+		{"free", RequestLog{Usage: &LogUsage{Tokens: Tokens{Output: 9}}, CostUSD: ptr(0.0)},
 			`"usage":{"input":0,"output":9,"cache_read":0,"cache_write":0,"reasoning":0,"estimated":false},"cost_usd":0`},
 		{"not kept", RequestLog{}, `"usage":null,"cost_usd":null`},
 	}
@@ -68,9 +68,9 @@ func TestUsageRequestsAndAttempts(t *testing.T) {
 	m := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	// One request that failed over twice and was answered by beta.
 	rows := []RequestLog{{At: m, Status: 200, Deltas: []UsageDelta{
-		{EndpointID: 1, Endpoint: "alpha", Model: "x", Attempts: 1, Errors: 1},
-		{EndpointID: 1, Endpoint: "alpha", Model: "x", Attempts: 1, Errors: 1},
-		{EndpointID: 2, Endpoint: "beta", Model: "x", Requests: 1, Succeeded: 1, Attempts: 1},
+		{EndpointID: 1, Endpoint: "alpha", Model: "x", Counts: Counts{Attempts: 1, Errors: 1}},
+		{EndpointID: 1, Endpoint: "alpha", Model: "x", Counts: Counts{Attempts: 1, Errors: 1}},
+		{EndpointID: 2, Endpoint: "beta", Model: "x", Counts: Counts{Requests: 1, Succeeded: 1, Attempts: 1}},
 	}}}
 	if err := db.insertLogs(t.Context(), rows, make([][]byte, 1), make([][]byte, 1)); err != nil {
 		t.Fatal(err)

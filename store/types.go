@@ -185,12 +185,8 @@ type RequestLog struct {
 // names of an attempt's usage (docs/BEHAVIOUR.md#usage); Estimated when
 // any attempt's was.
 type LogUsage struct {
-	Input      int64 `json:"input"`
-	Output     int64 `json:"output"`
-	CacheRead  int64 `json:"cache_read"`
-	CacheWrite int64 `json:"cache_write"`
-	Reasoning  int64 `json:"reasoning"`
-	Estimated  bool  `json:"estimated"`
+	Tokens
+	Estimated bool `json:"estimated"`
 }
 
 // LogFilter selects request logs, newest first.

@@ -7,6 +7,53 @@ import (
 	"time"
 )
 
+// Tokens are token counts in the names of an attempt's usage
+// (docs/BEHAVIOUR.md#usage): Input without the tokens read from or
+// written to the prompt cache, Output with Reasoning. A log row's sums,
+// a delta and a bucket all count them so.
+type Tokens struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Reasoning  int64 `json:"reasoning"`
+}
+
+// Add adds o's counts to t.
+func (t *Tokens) Add(o Tokens) {
+	t.Input += o.Input
+	t.Output += o.Output
+	t.CacheRead += o.CacheRead
+	t.CacheWrite += o.CacheWrite
+	t.Reasoning += o.Reasoning
+}
+
+// Counts are what the statistics sum per bucket (docs/BEHAVIOUR.md#statistics):
+// the one list of them, which a delta adds, a bucket holds and the stats
+// API answers (app.StatBucket; the frontend's Totals is generated from it).
+type Counts struct {
+	Requests  int64 `json:"requests"`  // 1 on the delta that counts the client request
+	Succeeded int64 `json:"succeeded"` // 1 when that request succeeded
+	Attempts  int64 `json:"attempts"`  // 1 for an attempt sent to the endpoint
+	Errors    int64 `json:"errors"`    // 1 for a failed attempt
+	Tokens
+	CostUSD  float64 `json:"cost_usd"`
+	Unpriced int64   `json:"unpriced"` // 1 when the attempt had usage but no price
+	Hedges   int64   `json:"hedges"`   // 1 when the attempt was a hedge racing another
+}
+
+// Add adds o's counts to c.
+func (c *Counts) Add(o Counts) {
+	c.Requests += o.Requests
+	c.Succeeded += o.Succeeded
+	c.Attempts += o.Attempts
+	c.Errors += o.Errors
+	c.Tokens.Add(o.Tokens)
+	c.CostUSD += o.CostUSD
+	c.Unpriced += o.Unpriced
+	c.Hedges += o.Hedges
+}
+
 // UsageDelta is what one attempt of a request adds to the statistics (or
 // a request that reached no endpoint, under endpoint 0). The app decides
 // the counts (docs/BEHAVIOUR.md#statistics); the store sums them.
@@ -16,20 +63,9 @@ type UsageDelta struct {
 	Model      string
 	// KeyID and Key name the pool key the attempt sent (its label and
 	// mask); 0 and "" when none: only such deltas go to the key buckets.
-	KeyID      int64
-	Key        string
-	Requests   int64 // 1 on the delta that counts the client request
-	Succeeded  int64 // 1 when that request succeeded
-	Attempts   int64 // 1 for an attempt sent to the endpoint
-	Errors     int64 // 1 for a failed attempt
-	Input      int64
-	Output     int64
-	CacheRead  int64
-	CacheWrite int64
-	Reasoning  int64
-	CostUSD    float64
-	Unpriced   int64 // 1 when the attempt had usage but no price
-	Hedges     int64 // 1 when the attempt was a hedge racing another
+	KeyID int64
+	Key   string
+	Counts
 }
 
 // UsageBucket is the sums of one bucket and key.
@@ -41,18 +77,7 @@ type UsageBucket struct {
 	KeyID      int64     `json:"key_id,omitempty"` // key buckets only (UsageKeyBuckets)
 	Key        string    `json:"key,omitempty"`
 	Rule       string    `json:"rule,omitempty"` // rule buckets only (UsageRuleBuckets)
-	Requests   int64     `json:"requests"`
-	Succeeded  int64     `json:"succeeded"`
-	Attempts   int64     `json:"attempts"`
-	Errors     int64     `json:"errors"`
-	Input      int64     `json:"input"`
-	Output     int64     `json:"output"`
-	CacheRead  int64     `json:"cache_read"`
-	CacheWrite int64     `json:"cache_write"`
-	Reasoning  int64     `json:"reasoning"`
-	CostUSD    float64   `json:"cost_usd"`
-	Unpriced   int64     `json:"unpriced"`
-	Hedges     int64     `json:"hedges"`
+	Counts
 }
 
 // Bucket tables and how long they keep their rows.
@@ -119,18 +144,7 @@ func sumInto(m map[usageKey]*UsageDelta, k usageKey, d *UsageDelta) {
 		return
 	}
 	s.Endpoint, s.Key = d.Endpoint, d.Key // the latest names win, as in the upsert
-	s.Requests += d.Requests
-	s.Succeeded += d.Succeeded
-	s.Attempts += d.Attempts
-	s.Errors += d.Errors
-	s.Input += d.Input
-	s.Output += d.Output
-	s.CacheRead += d.CacheRead
-	s.CacheWrite += d.CacheWrite
-	s.Reasoning += d.Reasoning
-	s.CostUSD += d.CostUSD
-	s.Unpriced += d.Unpriced
-	s.Hedges += d.Hedges
+	s.Counts.Add(d.Counts)
 }
 
 // write upserts the sums into both bucket tables inside the log batch's

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ func TestUsageSummedPerBucketRow(t *testing.T) {
 	db := openTestDB(t)
 	h := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	d := func(ep int64, name, model string, in int64, errs int64, cost float64) []UsageDelta {
-		return []UsageDelta{{EndpointID: ep, Endpoint: name, Model: model, Requests: 1, Errors: errs, Input: in, Output: 2 * in, CacheRead: 1, CostUSD: cost}}
+		return []UsageDelta{{EndpointID: ep, Endpoint: name, Model: model, Counts: Counts{Requests: 1, Errors: errs, Tokens: Tokens{Input: in, Output: 2 * in, CacheRead: 1}, CostUSD: cost}}}
 	}
 	first := []RequestLog{
 		{At: h.Add(10 * time.Second), Status: 200, Deltas: d(1, "alpha", "m1", 10, 0, 0.25)},
@@ -81,5 +82,72 @@ func TestUsageSummedPerBucketRow(t *testing.T) {
 				t.Errorf("%s row %d:\n got %+v\nwant %+v", c.name, i, g[i], c.want[i])
 			}
 		}
+	}
+}
+
+// distinctCounts sets every count, those of the embedded Tokens too, to a
+// value of its own, so that a count a table or a sum leaves out, or puts
+// in another's column, shows.
+func distinctCounts() Counts {
+	var c Counts
+	n := 0
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f := v.Field(i)
+			switch f.Kind() {
+			case reflect.Struct:
+				fill(f)
+			case reflect.Int64:
+				n++
+				f.SetInt(int64(n))
+			case reflect.Float64:
+				n++
+				f.SetFloat(float64(n) + 0.5)
+			}
+		}
+	}
+	fill(reflect.ValueOf(&c).Elem())
+	return c
+}
+
+// TestEveryCountTravels (item 2): each count a delta carries comes back,
+// in its own field, from every bucket table: minute and hour, per endpoint
+// and model and per key (docs/BEHAVIOUR.md#statistics).
+func TestEveryCountTravels(t *testing.T) {
+	db := openTestDB(t)
+	m := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	want := distinctCounts()
+	rows := []RequestLog{{At: m, Status: 200, Deltas: []UsageDelta{
+		{EndpointID: 1, Endpoint: "alpha", Model: "x", KeyID: 7, Key: "main …abcd", Counts: want},
+	}}}
+	if err := db.insertLogs(t.Context(), rows, make([][]byte, 1), make([][]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name          string
+		keys, minutes bool
+	}{
+		{"endpoint minutes", false, true},
+		{"endpoint hours", false, false},
+		{"key minutes", true, true},
+		{"key hours", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read := db.UsageBuckets
+			if tc.keys {
+				read = db.UsageKeyBuckets
+			}
+			bs, err := read(t.Context(), m, m.Add(time.Hour), tc.minutes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(bs) != 1 {
+				t.Fatalf("%d buckets, want 1", len(bs))
+			}
+			if got := bs[0].Counts; got != want {
+				t.Errorf("counts\n got %+v\nwant %+v", got, want)
+			}
+		})
 	}
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRow } from './api/types';
+import type { LogRow, Totals } from './api/types';
 import { statBucket } from './test/utils';
 import {
   errorRate,
@@ -34,6 +34,16 @@ describe('sums', () => {
     const t = sumBuckets(buckets);
     expect(t).toMatchObject({ requests: 7, succeeded: 6, attempts: 10, errors: 4, input: 108, cache_read: 40, cache_write: 10, output: 23, cost_usd: 0.75, unpriced: 3 });
     expect(tokensIn(t)).toBe(158);
+  });
+
+  it('adds every count of the API Totals, each in its own field, hedges too', () => {
+    const counts: Totals = {
+      requests: 1, succeeded: 2, attempts: 3, errors: 4, input: 5, output: 6, cache_read: 7, cache_write: 8, reasoning: 9, cost_usd: 10.5, unpriced: 11, hedges: 12,
+    };
+    const b = bucket('2026-11-30T08:00:00Z', 'a', counts);
+    const twice = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, 2 * v]));
+    expect(sumBuckets([b, b])).toEqual(twice);
+    expect(totalsByKey([b, b])).toEqual([{ key: 'a', ...twice }]);
   });
 
   it('gives the success rate per request, the error rate per attempt, and none without either', () => {

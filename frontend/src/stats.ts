@@ -1,6 +1,6 @@
 // Pure helpers over GET /api/stats buckets (docs/BEHAVIOUR.md#statistics): the query a range asks, the time
 // slots a chart shows, and the sums the dashboard and the Stats tab print. No React, no chart library.
-import type { LogRow, StatBucket } from './api/types';
+import type { LogRow, StatBucket, Totals } from './api/types';
 
 /** The ranges the Stats tab offers, each with the bucket size it reads. */
 export const RANGES = ['hour', 'day', 'week', 'month'] as const;
@@ -108,29 +108,19 @@ export function slotIndex(slots: number[], t: number): number {
 }
 
 /**
- * Sums of any set of buckets (docs/BEHAVIOUR.md#statistics): `requests` are client requests, counted under the key
- * that answered them, `succeeded` those that ended 2xx; `attempts` are what each key was sent, `errors` the failed
- * ones.
+ * Sums of any set of buckets (docs/BEHAVIOUR.md#statistics) are `Totals`, the counts of a bucket as the API
+ * defines them: `requests` are client requests, counted under the key that answered them, `succeeded` those that
+ * ended 2xx; `attempts` are what each key was sent, `errors` the failed ones.
  */
-export interface Totals {
-  requests: number;
-  succeeded: number;
-  attempts: number;
-  errors: number;
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  reasoning: number;
-  cost_usd: number;
-  unpriced: number;
-}
+export type { Totals };
 
-const FIELDS = ['requests', 'succeeded', 'attempts', 'errors', 'input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'unpriced'] as const;
-
+/** Zero of every count; the type makes a count the API adds a compile error here until it is listed. */
 export function emptyTotals(): Totals {
-  return { requests: 0, succeeded: 0, attempts: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0 };
+  return { requests: 0, succeeded: 0, attempts: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0, hedges: 0 };
 }
+
+/** The counts a sum adds: every field of Totals. */
+const FIELDS = Object.keys(emptyTotals()) as (keyof Totals)[];
 
 function add(into: Totals, b: Totals): void {
   for (const f of FIELDS) into[f] += b[f];

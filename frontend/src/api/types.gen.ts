@@ -760,6 +760,22 @@ export interface TestResult {
   at: string;
 }
 
+/** Go: store.Counts */
+export interface Totals {
+  requests: number;
+  succeeded: number;
+  attempts: number;
+  errors: number;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+  cost_usd: number;
+  unpriced: number;
+  hedges: number;
+}
+
 /** Go: app.UpdateStatus */
 export interface UpdateStatus {
   enabled: boolean;

@@ -9,6 +9,7 @@ import { ApiProvider } from '../api/context';
 import type { Endpoint, Health, Preset, StatBucket } from '../api/types';
 import { AppDataProvider } from '../hooks/useAppData';
 import { createI18n, type Language } from '../i18n';
+import { emptyTotals } from '../stats';
 
 export interface Call {
   method: string;
@@ -178,5 +179,5 @@ export function renderApp(ui: ReactElement, lang: Language = 'en'): RenderResult
 
 /** A statistics bucket with every count 0 but those given. */
 export const statBucket = (start: string, key: string, over: Partial<StatBucket> = {}): StatBucket => ({
-  start, key, requests: 0, succeeded: 0, attempts: 0, errors: 0, input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, cost_usd: 0, unpriced: 0, hedges: 0, ...over,
+  start, key, ...emptyTotals(), ...over,
 });
