@@ -172,7 +172,7 @@ func stageFile(path, current, proposed string) (s stagedFile, err error) {
 type PartialWrite struct {
 	Written, Backups []string // Backups[i] is "" when Written[i] was new
 	NotWritten       string
-	Err        error
+	Err              error
 }
 
 func (e *PartialWrite) Error() string {
