@@ -257,3 +257,32 @@ func read(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// geminiHomeHost is a host whose environment names GEMINI_CLI_HOME.
+type geminiHomeHost struct {
+	testHost
+	geminiHome string
+}
+
+func (h geminiHomeHost) Getenv(name string) string {
+	if name == "GEMINI_CLI_HOME" {
+		return h.geminiHome
+	}
+	return ""
+}
+
+// TestGeminiCLIHome: GEMINI_CLI_HOME moves both files, as it moves Gemini
+// CLI's own .gemini directory.
+func TestGeminiCLIHome(t *testing.T) {
+	h := geminiHomeHost{testHost{home: t.TempDir()}, t.TempDir()}
+	shown, err := GeminiCLIClient.Show(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := shown.(GeminiCLI).Files
+	for i, want := range []string{filepath.Join(h.geminiHome, ".gemini", ".env"), filepath.Join(h.geminiHome, ".gemini", "settings.json")} {
+		if files[i].Path != want {
+			t.Errorf("file %d at %s, want %s", i, files[i].Path, want)
+		}
+	}
+}
