@@ -83,6 +83,8 @@ func (a *App) api(mux *http.ServeMux) {
 	h("POST /api/claude-code/apply", a.clientApply(clients.ClaudeCodeClient))
 	h("GET /api/codex", a.clientPreview(clients.CodexClient))
 	h("POST /api/codex/apply", a.clientApply(clients.CodexClient))
+	h("GET /api/gemini-cli", a.clientPreview(clients.GeminiCLIClient))
+	h("POST /api/gemini-cli/apply", a.clientApply(clients.GeminiCLIClient))
 	h("POST /api/window/show", a.showWindowHandler)
 	mux.HandleFunc("GET /api/events", a.eventStream)
 	h("/api/", func(w http.ResponseWriter, r *http.Request) error {

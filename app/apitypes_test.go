@@ -57,6 +57,13 @@ type (
 		Written    string `json:"written"`     // config_path again
 		Backup     string `json:"backup"`      // backup_path again
 	}
+	// tsGeminiCLIApplied is POST /api/gemini-cli/apply (clients.Client.Apply).
+	tsGeminiCLIApplied struct {
+		EnvPath            string `json:"env_path"`
+		EnvBackupPath      string `json:"env_backup_path"` // "" when there was no file to back up
+		SettingsPath       string `json:"settings_path"`
+		SettingsBackupPath string `json:"settings_backup_path"` // "" when there was no file to back up
+	}
 	// tsErrorBody is every error reply (writeErr).
 	tsErrorBody struct {
 		Error apiError `json:"error"`
@@ -278,6 +285,8 @@ func frontendTypes() ([]byte, error) {
 	g.Add("", reflect.TypeFor[BalancesReply]())              // GET /api/balances
 	g.Add("", reflect.TypeFor[BalanceTemplatesReply]())      // GET /api/balance-templates
 	g.Add("CodexApplied", reflect.TypeFor[tsCodexApplied]()) // POST /api/codex/apply
+	g.Add("", reflect.TypeFor[GeminiCLI]())                  // GET /api/gemini-cli
+	g.Add("GeminiCLIApplied", reflect.TypeFor[tsGeminiCLIApplied]())
 	g.Add("ApiErrorBody", reflect.TypeFor[tsErrorBody]())
 	g.Add("ApiErrorDetail", reflect.TypeFor[apiError]())
 	return g.Render()
@@ -336,6 +345,8 @@ func TestFrontendTypesMirrors(t *testing.T) {
 	h.do("GET", "/api/claude-code", "").decode(t, &cc)
 	var cx Codex
 	h.do("GET", "/api/codex", "").decode(t, &cx)
+	var gc GeminiCLI
+	h.do("GET", "/api/gemini-cli", "").decode(t, &gc)
 
 	tests := []struct {
 		method, path, body string
@@ -347,6 +358,7 @@ func TestFrontendTypesMirrors(t *testing.T) {
 		{"GET", "/api/presets", "", http.StatusOK, &tsPresets{}},
 		{"POST", "/api/claude-code/apply", `{"hash":"` + cc.Hash + `"}`, http.StatusOK, &tsClaudeCodeApplied{}},
 		{"POST", "/api/codex/apply", `{"hash":"` + cx.Hash + `"}`, http.StatusOK, &tsCodexApplied{}},
+		{"POST", "/api/gemini-cli/apply", `{"hash":"` + gc.Hash + `"}`, http.StatusOK, &tsGeminiCLIApplied{}},
 		{"GET", "/api/endpoints/999", "", http.StatusNotFound, &tsErrorBody{}},
 		{"GET", "/api/logs?limit=x", "", http.StatusBadRequest, &tsErrorBody{}},
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,16 +11,28 @@ import (
 	"github.com/ccmesh/ccmesh/app/clients"
 )
 
-// Connect Claude Code and Connect Codex write the user's files safely
-// (app/clients/file.go): each test runs against both writers.
+// Connect Claude Code, Codex and Gemini CLI write the user's files safely
+// (app/clients/file.go): each test runs against every writer and file.
 
 type clientCase struct {
 	name, route, rel, valid string
+	backupKey               string // the apply reply's key for the backup: "" is backup_path
+	marker                  string // in the file after apply: "" is ccmesh's address
 }
 
 var clientCases = []clientCase{
-	{"claude code", "/api/claude-code", ".claude/settings.json", `{"model":"opus"}`},
-	{"codex", "/api/codex", ".codex/config.toml", "model = \"o3\"\n"},
+	{"claude code", "/api/claude-code", ".claude/settings.json", `{"model":"opus"}`, "", ""},
+	{"codex", "/api/codex", ".codex/config.toml", "model = \"o3\"\n", "", ""},
+	{"gemini cli .env", "/api/gemini-cli", ".gemini/.env", "DEBUG=1\n", "env_backup_path", ""},
+	{"gemini cli settings", "/api/gemini-cli", ".gemini/settings.json", `{"ui":{"theme":"Dracula"}}`, "settings_backup_path", "gemini-api-key"},
+}
+
+// backup is the path of the backup the apply reply names.
+func (c clientCase) backup(reply map[string]string) string {
+	if c.backupKey == "" {
+		return reply["backup_path"]
+	}
+	return reply[c.backupKey]
 }
 
 // path is the client's file in h's home, its directory made.
@@ -86,7 +99,7 @@ func TestClientFilePlantedTempLink(t *testing.T) {
 			if got := readFile(t, victim); got != "not yours" {
 				t.Errorf("the link's target holds %q, want it untouched", got)
 			}
-			if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || !strings.Contains(readFile(t, path), "127.0.0.1:3457") {
+			if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || !strings.Contains(readFile(t, path), cmp.Or(c.marker, "127.0.0.1:3457")) {
 				t.Errorf("%s after apply: %v %v", path, fi, err)
 			}
 		})
@@ -123,13 +136,13 @@ func TestClientFileBackupsNeverReplaced(t *testing.T) {
 					t.Errorf("%s holds %q, want the older backup", name, got)
 				}
 			}
-			if first["backup_path"] == again["backup_path"] {
-				t.Fatalf("both applies backed up to %s", first["backup_path"])
+			if c.backup(first) == c.backup(again) {
+				t.Fatalf("both applies backed up to %s", c.backup(first))
 			}
-			if got := readFile(t, first["backup_path"]); got != c.valid {
+			if got := readFile(t, c.backup(first)); got != c.valid {
 				t.Errorf("first backup holds %q, want %q", got, c.valid)
 			}
-			if got := readFile(t, again["backup_path"]); got != second {
+			if got := readFile(t, c.backup(again)); got != second {
 				t.Errorf("second backup holds %q, want %q", got, second)
 			}
 		})

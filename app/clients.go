@@ -9,7 +9,7 @@ import (
 	"github.com/ccmesh/ccmesh/app/clients"
 )
 
-// Connect Claude Code and Connect Codex (docs/BEHAVIOUR.md#admin-api): the
+// Connect Claude Code, Codex and Gemini CLI (docs/BEHAVIOUR.md#admin-api): the
 // clients and their files are app/clients'; the app serves each client's
 // preview and apply routes and gives the clients what they need of it.
 
@@ -17,6 +17,7 @@ import (
 type (
 	ClaudeCode = clients.ClaudeCode
 	Codex      = clients.Codex
+	GeminiCLI  = clients.GeminiCLI
 )
 
 // clientHost is the App as the clients see it.
@@ -76,10 +77,14 @@ func (a *App) clientApply(c clients.Client) func(http.ResponseWriter, *http.Requ
 }
 
 // clientErr answers a file ccmesh will not read or change as a 409 that
-// says what to do; any other error is the API's as it is.
+// says what to do, and a change of several files only partly written as a
+// 500 that names what was written; any other error is the API's as it is.
 func clientErr(err error) error {
 	if c, ok := errors.AsType[*clients.Conflict](err); ok {
 		return &apiError{Status: http.StatusConflict, Code: c.Code, Field: c.Field, Message: c.Message}
+	}
+	if p, ok := errors.AsType[*clients.PartialWrite](err); ok {
+		return &apiError{Status: http.StatusInternalServerError, Code: "client_config_partly_written", Message: p.Error()}
 	}
 	return err
 }

@@ -103,8 +103,8 @@ func jsonIndented(v any) (string, error) {
 
 // ClaudeCodeClient is Connect Claude Code: ~/.claude/settings.json, with
 // env.ANTHROPIC_BASE_URL set to ccmesh.
-var ClaudeCodeClient = Client{Preview: "GET /api/claude-code", Changed: "claude_settings_changed", PathKey: "settings_path",
-	Plan: func(h Host) (any, FilePlan, error) {
+var ClaudeCodeClient = Client{Preview: "GET /api/claude-code", Changed: "claude_settings_changed",
+	Plan: func(h Host) (any, Plan, error) {
 		cc, err := claudeCodePlan(h)
-		return cc, FilePlan{cc.SettingsPath, cc.Current, cc.Proposed, cc.Hash}, err
+		return cc, onePlan(FilePlan{cc.SettingsPath, cc.Current, cc.Proposed, "settings_path", "backup_path"}), err
 	}}

@@ -27,24 +27,37 @@ type Host interface {
 	Getenv(name string) string
 }
 
-// Client is one client whose configuration file Connect changes.
+// Client is one client whose configuration files Connect changes.
 type Client struct {
 	// Preview is the route that shows the change, for messages
 	// ("GET /api/claude-code").
 	Preview string
 	// Changed is the error code of a file changed since the preview.
 	Changed string
-	// PathKey is the apply reply's key naming the file.
-	PathKey string
-	// AlsoWritten: the apply reply also names them "written" and "backup".
+	// AlsoWritten: the apply reply also names the (one) file "written"
+	// and its backup "backup".
 	AlsoWritten bool
-	// Plan computes the reply to show and the file change it describes.
-	Plan func(h Host) (shown any, p FilePlan, err error)
+	// Plan computes the reply to show and the file changes it describes.
+	Plan func(h Host) (shown any, p Plan, err error)
 }
 
-// FilePlan is a previewed change to a file: its path, its text now, the
-// text the change writes, and the hash that names the preview.
-type FilePlan struct{ Path, Current, Proposed, Hash string }
+// Plan is a previewed change to one or more files, named by one hash over
+// all of them: Apply writes all of them or, when it can tell beforehand
+// that one cannot be written, none.
+type Plan struct {
+	Files []FilePlan
+	Hash  string
+}
+
+// FilePlan is a previewed change to one file: its path, its text now, the
+// text the change writes, and the apply reply's keys naming the file and
+// its backup.
+type FilePlan struct{ Path, Current, Proposed, PathKey, BackupKey string }
+
+// onePlan is the Plan of a client with a single file.
+func onePlan(f FilePlan) Plan {
+	return Plan{Files: []FilePlan{f}, Hash: planHash(f.Current, f.Proposed)}
+}
 
 // Conflict is a file ccmesh will not read or change as it is (409): the
 // error code, the request's field at fault if one is, and what to do, for
@@ -65,36 +78,46 @@ func (c Client) Show(h Host) (any, error) {
 	return shown, err
 }
 
-// Apply writes the proposed text, keeping a backup of the old file,
+// Apply writes the proposed texts, keeping a backup of each old file,
 // through a temporary file and a rename so a crash never leaves half a
 // file. It writes only the change the preview showed, the one named hash:
 // a file (or proxy address) changed since is a Conflict rather than a
-// change the user never saw. The reply names the file and its backup.
+// change the user never saw. The reply names each file and its backup.
 func (c Client) Apply(h Host, hash string) (map[string]string, error) {
 	_, p, err := c.Plan(h)
 	if err != nil {
 		return nil, err
 	}
 	if p.Hash != hash {
+		paths := make([]string, len(p.Files))
+		for i, f := range p.Files {
+			paths[i] = f.Path
+		}
 		return nil, &Conflict{Code: c.Changed, Field: "hash",
-			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", p.Path)}
+			Message: fmt.Sprintf("%s (or ccmesh's address) changed since the preview: nothing was written; look at the change again, then apply it", strings.Join(paths, " or "))}
 	}
-	backup, err := writePlan(p.Path, p.Current, p.Proposed)
+	backups, err := writePlans(p.Files)
 	if err != nil {
 		return nil, err
 	}
-	reply := map[string]string{c.PathKey: p.Path, "backup_path": backup}
+	reply := map[string]string{}
+	for i, f := range p.Files {
+		reply[f.PathKey], reply[f.BackupKey] = f.Path, backups[i]
+	}
 	if c.AlsoWritten {
-		reply["written"], reply["backup"] = p.Path, backup
+		reply["written"], reply["backup"] = p.Files[0].Path, backups[0]
 	}
 	return reply, nil
 }
 
-// planHash names a preview: SHA-256 over the current text and the
-// proposed one, each after its length, so no two previews share a name.
-func planHash(current, proposed string) string {
+// planHash names a preview: SHA-256 over each text (a file's current
+// text, then its proposed one, file after file), each after its length, so
+// no two previews share a name.
+func planHash(texts ...string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s%d:%s", len(current), current, len(proposed), proposed)
+	for _, t := range texts {
+		fmt.Fprintf(h, "%d:%s", len(t), t)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -178,8 +178,8 @@ func checkCodexConfig(text, baseURL string) error {
 
 // CodexClient is Connect Codex: config.toml, with model_provider and
 // the [model_providers.ccmesh] block set to ccmesh.
-var CodexClient = Client{Preview: "GET /api/codex", Changed: "codex_config_changed", PathKey: "config_path", AlsoWritten: true,
-	Plan: func(h Host) (any, FilePlan, error) {
+var CodexClient = Client{Preview: "GET /api/codex", Changed: "codex_config_changed", AlsoWritten: true,
+	Plan: func(h Host) (any, Plan, error) {
 		c, err := codexPlan(h)
-		return c, FilePlan{c.ConfigPath, c.Current, c.Proposed, c.Hash}, err
+		return c, onePlan(FilePlan{c.ConfigPath, c.Current, c.Proposed, "config_path", "backup_path"}), err
 	}}

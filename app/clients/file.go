@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -76,43 +77,118 @@ func tooLargeClientFile(path string) error {
 		"move it away or make the change by hand", path, MaxFile>>20)
 }
 
-// writePlan writes a previewed change to a client's configuration file:
-// a backup of the old text first (when there was one), under a name no
-// other file has, then the new text through a temporary file of its own
-// in the same directory and a rename, so a crash never leaves half a
-// file. It returns the backup's path ("" when there was no file).
-func writePlan(path, current, proposed string) (backup string, err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
-	}
-	if current != "" {
-		if backup, err = writeBackup(path, current, time.Now()); err != nil {
-			return "", err
+// writePlans writes previewed changes to client configuration files.
+// Each is staged first — a backup of the old text (when there was one),
+// under a name no other file has, and the new text in a temporary file of
+// its own in the same directory — and only when every file is staged are
+// they renamed into place, so a file that cannot be written (its directory
+// not writable, say) stops the change before any file changed. It returns
+// each file's backup path ("" when there was no file). A rename that fails
+// after another succeeded is a PartialWrite naming what was written.
+func writePlans(files []FilePlan) ([]string, error) {
+	staged := make([]stagedFile, 0, len(files))
+	abort := func(from int) {
+		for _, s := range staged[from:] {
+			s.abort()
 		}
 	}
+	for _, f := range files {
+		s, err := stageFile(f.Path, f.Current, f.Proposed)
+		if err != nil {
+			abort(0)
+			return nil, err
+		}
+		staged = append(staged, s)
+	}
+	backups := make([]string, len(staged))
+	for i, s := range staged {
+		// Rename replaces the name itself: were a link put at the path
+		// since it was read, the link is replaced, never followed.
+		if err := os.Rename(s.tmp, s.path); err != nil {
+			abort(i)
+			err = fmt.Errorf("replace %s: %w", s.path, err)
+			if i == 0 {
+				return nil, err
+			}
+			pw := &PartialWrite{NotWritten: s.path, Err: err}
+			for _, w := range staged[:i] {
+				pw.Written, pw.Backups = append(pw.Written, w.path), append(pw.Backups, w.backup)
+			}
+			return nil, pw
+		}
+		backups[i] = s.backup
+	}
+	return backups, nil
+}
+
+// stagedFile is a file's change ready to be renamed into place: the
+// temporary file holding the new text, and the old text's backup.
+type stagedFile struct{ path, tmp, backup string }
+
+// abort removes what staging wrote: the file itself was not changed, so
+// neither the new text nor the backup of the old one is wanted.
+func (s stagedFile) abort() {
+	os.Remove(s.tmp)
+	if s.backup != "" {
+		os.Remove(s.backup)
+	}
+}
+
+// stageFile writes the backup of current and the proposed text to a new
+// temporary file next to path.
+func stageFile(path, current, proposed string) (s stagedFile, err error) {
+	s.path = path
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return s, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if current != "" {
+		if s.backup, err = writeBackup(path, current, time.Now()); err != nil {
+			return s, err
+		}
+	}
+	defer func() {
+		if err != nil && s.backup != "" {
+			os.Remove(s.backup)
+		}
+	}()
 	// CreateTemp opens a new file with O_EXCL under a random name: a link
 	// planted at a name ccmesh would use cannot redirect the write.
 	f, err := os.CreateTemp(dir, filepath.Base(path)+".ccmesh-tmp-*")
 	if err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+		return s, fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
+	s.tmp = f.Name()
 	if err := writeAndClose(f, proposed); err != nil {
-		return "", fmt.Errorf("write %s: %w", tmp, err)
+		os.Remove(s.tmp)
+		return s, fmt.Errorf("write %s: %w", s.tmp, err)
 	}
-	// Rename replaces the name itself: were a link put at path since it
-	// was read, the link is replaced, never followed.
-	if err := os.Rename(tmp, path); err != nil {
-		return "", fmt.Errorf("replace %s: %w", path, err)
-	}
-	return backup, nil
+	return s, nil
 }
+
+// PartialWrite is a change to several files of which only the first
+// were written: a rename failed after others had succeeded. It names
+// both, and each written file's backup, so the user knows what changed.
+type PartialWrite struct {
+	Written, Backups []string // Backups[i] is "" when Written[i] was new
+	NotWritten       string
+	Err              error
+}
+
+func (e *PartialWrite) Error() string {
+	var b strings.Builder
+	for i, path := range e.Written {
+		fmt.Fprintf(&b, "%s was written", path)
+		if e.Backups[i] != "" {
+			fmt.Fprintf(&b, " (its old text is in %s)", e.Backups[i])
+		}
+		b.WriteString("; ")
+	}
+	fmt.Fprintf(&b, "%s was not: %v", e.NotWritten, e.Err)
+	return b.String()
+}
+
+func (e *PartialWrite) Unwrap() error { return e.Err }
 
 // writeBackup writes text to path.ccmesh-backup-<time>, or -2, -3 … after
 // it when that name is taken: a backup never replaces another, and never

@@ -7,6 +7,8 @@ import type {
   ClaudeCodeApplied,
   Codex,
   CodexApplied,
+  GeminiCLI,
+  GeminiCLIApplied,
   CurlReply,
   Endpoint,
   EndpointInput,
@@ -348,6 +350,16 @@ export class ApiClient {
   /** Writes the config.toml change the preview with this hash showed; a 409 when the file changed since. */
   applyCodex(hash: string): Promise<CodexApplied> {
     return this.call('POST', '/api/codex/apply', { hash });
+  }
+
+  /** Connect Gemini CLI: its two variables as shell lines, and a preview of the .env and settings.json change. */
+  geminiCLI(): Promise<GeminiCLI> {
+    return this.call('GET', '/api/gemini-cli');
+  }
+
+  /** Writes both files as the preview with this hash showed; a 409 when either changed since. */
+  applyGeminiCLI(hash: string): Promise<GeminiCLIApplied> {
+    return this.call('POST', '/api/gemini-cli/apply', { hash });
   }
 
   /**

@@ -186,6 +186,14 @@ export interface ClaudeCodeApplied {
   backup_path: string;
 }
 
+/** Go: clients.ClientFile */
+export interface ClientFile {
+  name: string;
+  path: string;
+  current: string;
+  proposed: string;
+}
+
 /** Go: clients.Codex */
 export interface Codex {
   base_url: string;
@@ -353,6 +361,22 @@ export interface ExportRequest {
 export interface FetchModelsReply {
   models: string[];
   truncated: boolean;
+}
+
+/** Go: clients.GeminiCLI */
+export interface GeminiCLI {
+  base_url: string;
+  exports: string;
+  files: ClientFile[];
+  hash: string;
+}
+
+/** Go: app.tsGeminiCLIApplied */
+export interface GeminiCLIApplied {
+  env_path: string;
+  env_backup_path: string;
+  settings_path: string;
+  settings_backup_path: string;
 }
 
 /** Go: app.Health */

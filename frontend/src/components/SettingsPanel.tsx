@@ -8,6 +8,7 @@ import { BREAKER_FIELDS } from './EndpointForm';
 import { BackupPanel } from './BackupPanel';
 import { ClaudeCodePanel } from './ClaudeCodePanel';
 import { CodexPanel } from './CodexPanel';
+import { GeminiCLIPanel } from './GeminiCLIPanel';
 import { PricesEditor } from './PricesEditor';
 import { SyncPanel } from './SyncPanel';
 
@@ -202,6 +203,7 @@ export function SettingsPanel() {
       <PricesEditor />
       <ClaudeCodePanel />
       <CodexPanel />
+      <GeminiCLIPanel />
       <BackupPanel />
       <SyncPanel />
     </section>
