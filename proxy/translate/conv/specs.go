@@ -124,3 +124,28 @@ func OpenAIModels(ids []string) any {
 	}
 	return list
 }
+
+// ReadModelList reads a model list page of Anthropic's shape
+// ({"data","has_more","last_id"}) or OpenAI's ({"data"}; paged lists of
+// its shape add has_more): the cursor of the next page is last_id, else
+// the page's last id.
+func ReadModelList(b []byte) (ModelPage, error) {
+	var p struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+		HasMore bool   `json:"has_more"`
+		LastID  string `json:"last_id"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return ModelPage{}, err
+	}
+	out := ModelPage{IDs: make([]string, 0, len(p.Data)), More: p.HasMore, Cursor: p.LastID}
+	for _, m := range p.Data {
+		out.IDs = append(out.IDs, m.ID)
+	}
+	if out.Cursor == "" && len(p.Data) > 0 {
+		out.Cursor = p.Data[len(p.Data)-1].ID
+	}
+	return out, nil
+}
