@@ -26,36 +26,42 @@ func SSEType(name string, data []byte) (typ string, empty bool) {
 
 var usageKey = []byte(`"usage"`)
 
-// UsageMember is the raw usage object of a body (its top-level usage) or,
-// for an event, of an SSE data payload: its usage, message.usage
-// (Anthropic's message_start) or response.usage (Responses'
-// response.completed), the first there is.
-func UsageMember(b []byte, event bool) (json.RawMessage, bool) {
+// UsageMember decodes, into a protocol's own usage type W, the usage
+// object of a body (its top-level usage) or, for an event, of an SSE data
+// payload: its usage, message.usage (Anthropic's message_start) or
+// response.usage (Responses' response.completed), the first there is.
+// One decode of b, whatever its shape.
+func UsageMember[W any](b []byte, event bool) (*W, bool) {
 	if event && !bytes.Contains(b, usageKey) {
 		return nil, false
 	}
+	if !event {
+		var doc struct {
+			Usage *W `json:"usage"`
+		}
+		if json.Unmarshal(b, &doc) != nil || doc.Usage == nil {
+			return nil, false
+		}
+		return doc.Usage, true
+	}
 	type inner struct {
-		Usage json.RawMessage `json:"usage"`
+		Usage *W `json:"usage"`
 	}
 	var doc struct {
-		Usage    json.RawMessage `json:"usage"`
-		Message  *inner          `json:"message"`
-		Response *inner          `json:"response"`
+		Usage    *W     `json:"usage"`
+		Message  *inner `json:"message"`
+		Response *inner `json:"response"`
 	}
 	if json.Unmarshal(b, &doc) != nil {
 		return nil, false
 	}
-	found := []json.RawMessage{doc.Usage}
-	if event && doc.Message != nil {
-		found = append(found, doc.Message.Usage)
-	}
-	if event && doc.Response != nil {
-		found = append(found, doc.Response.Usage)
-	}
-	for _, u := range found {
-		if len(u) > 0 && string(u) != "null" {
-			return u, true
-		}
+	switch {
+	case doc.Usage != nil:
+		return doc.Usage, true
+	case doc.Message != nil && doc.Message.Usage != nil:
+		return doc.Message.Usage, true
+	case doc.Response != nil && doc.Response.Usage != nil:
+		return doc.Response.Usage, true
 	}
 	return nil, false
 }

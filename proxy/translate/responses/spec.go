@@ -55,12 +55,8 @@ func eventKind(name string, data []byte, _ bool) conv.EventKind {
 
 // usageIn reads a body's or an event's usage, as the decoders read it.
 func usageIn(b []byte, event bool) (conv.Usage, bool) {
-	raw, ok := conv.UsageMember(b, event)
+	u, ok := conv.UsageMember[wireUsage](b, event)
 	if !ok {
-		return conv.Usage{}, false
-	}
-	var u wireUsage
-	if json.Unmarshal(raw, &u) != nil {
 		return conv.Usage{}, false
 	}
 	return u.usage(), true
