@@ -19,6 +19,7 @@ var Spec = &conv.Spec{
 	Protocol:     Protocol,
 	Codec:        Codec,
 	Family:       "claude",
+	Profile:      "claude",
 	Inbound:      []string{"/v1/messages", "/v1/messages/count_tokens"},
 	Version:      "/v1",
 	KeyHeader:    "X-Api-Key",

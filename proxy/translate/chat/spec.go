@@ -18,6 +18,7 @@ var Spec = &conv.Spec{
 	Protocol:      Protocol,
 	Codec:         Codec,
 	Family:        "openai",
+	Profile:       "openai",
 	Inbound:       []string{"/v1/chat/completions"},
 	Version:       "/v1",
 	EventKind:     eventKind,

@@ -14,10 +14,12 @@ import (
 type Spec struct {
 	Protocol Protocol
 	Codec    Codec
-	// Family names the breaker defaults profile of its requests
-	// (breaker.Profile's String) and the model list its clients are
-	// served on GET /v1/models: protocols of one family share both.
+	// Family groups protocols whose clients are served one model list on
+	// GET /v1/models and whose codecs share request members (SameFamily).
 	Family string
+	// Profile names the breaker defaults profile of its requests
+	// (docs/BEHAVIOUR.md#breaker-defaults), as breaker.Profile's String does.
+	Profile string
 
 	// Inbound lists the paths its clients post to; the first is also the
 	// path of a request to its upstreams unless UpstreamPath says more.

@@ -17,6 +17,7 @@ var Spec = &conv.Spec{
 	Protocol:      Protocol,
 	Codec:         Codec,
 	Family:        "openai",
+	Profile:       "openai",
 	Inbound:       []string{"/v1/responses"},
 	Version:       "/v1",
 	EventKind:     eventKind,
