@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -173,7 +173,7 @@ func (a *App) testEndpoint(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
 	start := time.Now()
-	rep, err := a.call(ctx, e, http.MethodGet, "/v1/models", nil, nil)
+	rep, err := a.call(ctx, e, http.MethodGet, specOf(e).Models(), nil, nil)
 	if err == nil && (rep.status == http.StatusNotFound || rep.status == http.StatusMethodNotAllowed) {
 		path, msg := minimalRequest(e)
 		start = time.Now()
@@ -215,10 +215,7 @@ func proxyFailure(err error) string {
 // minimalRequest is the Test probe's path and body in e's protocol
 // (conv.Spec.Probe): its first model without a '*', or the protocol's own.
 func minimalRequest(e store.Endpoint) (string, []byte) {
-	spec := proxy.Protocol(e.Protocol).Spec()
-	if spec == nil {
-		spec = proxy.Protocols[0].Spec() // not reached: a.call refuses an unknown protocol first
-	}
+	spec := specOf(e)
 	model := spec.ProbeModel
 	for _, m := range e.Models {
 		if !strings.Contains(m, "*") {
@@ -227,6 +224,16 @@ func minimalRequest(e store.Endpoint) (string, []byte) {
 		}
 	}
 	return spec.Probe(model)
+}
+
+// specOf is e's protocol's entry in the table. One the table does not
+// know gets the first protocol's, never used: a.call refuses such an
+// endpoint before anything is sent.
+func specOf(e store.Endpoint) *conv.Spec {
+	if s := proxy.Protocol(e.Protocol).Spec(); s != nil {
+		return s
+	}
+	return proxy.Protocols[0].Spec()
 }
 
 // head is at most n bytes of an upstream's text, cut on a character
@@ -259,21 +266,10 @@ const (
 	maxModelPages = 50
 )
 
-// modelsPage is one page of a model list: Anthropic's
-// {"data","has_more","last_id"} or OpenAI's {"data"} (paged lists of
-// OpenAI's shape add has_more).
-type modelsPage struct {
-	Data []struct {
-		ID string `json:"id"`
-	} `json:"data"`
-	HasMore bool   `json:"has_more"`
-	LastID  string `json:"last_id"`
-}
-
-// fetchModels reads the upstream's /v1/models, following its pages
-// (Anthropic: has_more and last_id, asked for with after_id; OpenAI-style
-// lists: one page unless they say has_more, then after), and returns the
-// ids without saving them.
+// fetchModels reads the upstream's model list (conv.Spec.Models), following
+// its pages (Anthropic: has_more and last_id, asked for with after_id;
+// OpenAI-style lists: one page unless they say has_more, then after), and
+// returns the ids without saving them.
 func (a *App) fetchModels(w http.ResponseWriter, r *http.Request) error {
 	e, err := a.pathEndpoint(r)
 	if err != nil {
@@ -282,13 +278,11 @@ func (a *App) fetchModels(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), upstreamActionTimeout)
 	defer cancel()
 	q := url.Values{}
-	after := "after" // an endpoint of no known protocol fails in a.call
-	if spec := proxy.Protocol(e.Protocol).Spec(); spec != nil {
-		if spec.ModelsLimit[0] != "" {
-			q.Set(spec.ModelsLimit[0], spec.ModelsLimit[1])
-		}
-		after = spec.ModelsAfter
+	spec := specOf(e)
+	if spec.ModelsLimit[0] != "" {
+		q.Set(spec.ModelsLimit[0], spec.ModelsLimit[1])
 	}
+	after := spec.ModelsAfter
 	out := FetchModelsReply{Models: []string{}}
 	seen := map[string]bool{}
 pages:
@@ -297,24 +291,21 @@ pages:
 		if err != nil {
 			return err
 		}
-		for _, m := range p.Data {
-			if m.ID == "" || seen[m.ID] {
+		for _, m := range p.IDs {
+			if m == "" || seen[m] {
 				continue
 			}
 			if len(out.Models) == maxFetchedModels {
 				out.Truncated = true
 				break pages
 			}
-			seen[m.ID] = true
-			out.Models = append(out.Models, m.ID)
+			seen[m] = true
+			out.Models = append(out.Models, m)
 		}
-		if !p.HasMore {
+		if !p.More {
 			break
 		}
-		cursor := p.LastID
-		if cursor == "" && len(p.Data) > 0 {
-			cursor = p.Data[len(p.Data)-1].ID
-		}
+		cursor := p.Cursor
 		// More is said to exist, but there is no way to ask for it, or no
 		// more requests may be sent: what came is a part.
 		if cursor == "" || cursor == q.Get(after) || page == maxModelPages {
@@ -325,38 +316,39 @@ pages:
 	}
 	if len(out.Models) == 0 {
 		return &apiError{Status: http.StatusBadGateway, Code: "upstream_bad_models",
-			Message: fmt.Sprintf("%s's /v1/models did not list any models", e.Name)}
+			Message: fmt.Sprintf("%s's %s did not list any models", e.Name, spec.Models())}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // modelsPage reads page number n of e's model list, with query q.
-func (a *App) modelsPage(ctx context.Context, e store.Endpoint, q url.Values, n int) (modelsPage, error) {
-	which := "GET /v1/models"
+func (a *App) modelsPage(ctx context.Context, e store.Endpoint, q url.Values, n int) (conv.ModelPage, error) {
+	spec := specOf(e)
+	which := "GET " + spec.Models()
 	if n > 1 {
-		which = fmt.Sprintf("GET /v1/models (page %d)", n)
+		which = fmt.Sprintf("GET %s (page %d)", spec.Models(), n)
 	}
-	rep, err := a.call(ctx, e, http.MethodGet, "/v1/models", q, nil)
+	rep, err := a.call(ctx, e, http.MethodGet, spec.Models(), q, nil)
 	if errors.As(err, new(*proxy.ProxyError)) {
-		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
+		return conv.ModelPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
 			Message: a.redact(e, fmt.Sprintf("%s, %s: %s", e.Name, which, proxyFailure(err)))}
 	}
 	if err != nil {
-		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
+		return conv.ModelPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_unreachable",
 			Message: a.redact(e, fmt.Sprintf("could not reach %s for %s: %v", e.Name, which, err))}
 	}
 	if redirect, ok := rep.redirected(); ok {
-		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_redirect",
+		return conv.ModelPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_redirect",
 			Message: a.redact(e, fmt.Sprintf("%s, %s: %s", e.Name, which, redirect))}
 	}
 	if rep.status != http.StatusOK {
-		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_error",
+		return conv.ModelPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_error",
 			Message: a.redact(e, fmt.Sprintf("%s answered %d to %s: %s", e.Name, rep.status, which, head(rep.body, 300)))}
 	}
-	var p modelsPage
-	if err := json.Unmarshal(rep.body, &p); err != nil {
-		return modelsPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_bad_models",
+	p, err := spec.ReadModels(rep.body)
+	if err != nil {
+		return conv.ModelPage{}, &apiError{Status: http.StatusBadGateway, Code: "upstream_bad_models",
 			Message: fmt.Sprintf("%s's answer to %s is not a model list: %v", e.Name, which, err)}
 	}
 	return p, nil

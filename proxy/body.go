@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // bodyInfo is what the proxy needs from a request body, found by one scan
@@ -15,7 +17,10 @@ type bodyInfo struct {
 	modelStart int // byte span of the model value, quotes included
 	modelEnd   int
 	hasModel   bool
-	stream     bool
+	// inPath: the model is the path's (conv.Inbound), and the body has
+	// none to rewrite.
+	inPath bool
+	stream bool
 	// Spans of the top-level members a request's session is read from
 	// (session.go); zero when absent. Only the session strategy reads them.
 	metadata, promptCacheKey, user span
@@ -97,6 +102,16 @@ func unquote(raw []byte) (string, error) {
 		return "", fmt.Errorf("%w: model: %w", errNotJSON, err)
 	}
 	return s, nil
+}
+
+// fromPath takes what the inbound path says over what the body says.
+func (info *bodyInfo) fromPath(in conv.Inbound) {
+	if in.Model != "" {
+		info.model, info.hasModel, info.inPath = in.Model, true, true
+	}
+	if in.StreamSaid {
+		info.stream = in.Stream
+	}
 }
 
 // withModel returns body with the model value replaced by m, every other

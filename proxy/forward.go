@@ -124,7 +124,7 @@ func (q *request) sendOnce(e *endpoint, ttfb *time.Duration) result {
 
 // encode builds the upstream request of one attempt on e.
 func (q *request) encode(ctx context.Context, e *endpoint) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.upstreamURL(q.r.URL.Path, q.rawQuery), bytes.NewReader(q.withDrops(q.bodyFor(e))))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, q.passThroughURL(e), bytes.NewReader(q.withDrops(q.bodyFor(e))))
 	if err != nil {
 		return nil, err
 	}
@@ -139,8 +139,8 @@ func (q *request) encode(ctx context.Context, e *endpoint) (*http.Request, error
 func (q *request) bodyFor(e *endpoint) []byte {
 	m := q.modelFor(e)
 	q.rec.ModelForwarded = m
-	if m == q.info.model {
-		return q.body
+	if m == q.info.model || q.info.inPath {
+		return q.body // a model in the path goes in the upstream's path (passThroughURL)
 	}
 	if b, ok := q.bodies[m]; ok {
 		return b
@@ -148,6 +148,17 @@ func (q *request) bodyFor(e *endpoint) []byte {
 	b := withModel(q.body, q.info, m)
 	q.keepBody(m, b)
 	return b
+}
+
+// passThroughURL is the upstream URL of a request in the client's own
+// protocol: the client's path and query, or, when the path names the
+// model, the protocol's path for the forwarded model (the client's query
+// belongs to the client's path).
+func (q *request) passThroughURL(e *endpoint) string {
+	if q.info.inPath {
+		return e.upstreamURL(e.spec.Upstream(e.mapModel(q.model), q.info.stream))
+	}
+	return e.upstreamURL(q.r.URL.Path, q.rawQuery)
 }
 
 // keepBody caches an encoded body under key (bodyFor, translatedBody).

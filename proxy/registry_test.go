@@ -3,11 +3,11 @@ package proxy
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/translate"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
@@ -42,8 +42,8 @@ func TestProtocolTable(t *testing.T) {
 					t.Errorf("routeProtocol(%q) = %q, %v; want %q", path, got, ok, p)
 				}
 			}
-			if got, want := profileOf(p).String(), s.Family; got != want {
-				t.Errorf("breaker profile %q, want the family's %q", got, want)
+			if got, want := profileOf(p).String(), s.Profile; got != want {
+				t.Errorf("breaker profile %q, want the Spec's %q", got, want)
 			}
 			if b := s.ErrorBody(http.StatusTooManyRequests, "slow down"); !json.Valid(b) || !strings.Contains(string(b), "slow down") {
 				t.Errorf("error body %s", b)
@@ -53,9 +53,6 @@ func TestProtocolTable(t *testing.T) {
 			}
 			if path, body := s.Probe("m"); !slices.Contains(s.Inbound, path) || !json.Valid(body) {
 				t.Errorf("probe %s %s", path, body)
-			}
-			if got := profileOf(p); got != breaker.Claude && got != breaker.OpenAI {
-				t.Errorf("profile %v", got)
 			}
 		})
 	}
@@ -154,6 +151,80 @@ func TestEventKindsOwnProtocol(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if got := classifyEvent(c.proto, c.ev, []byte(`{}`), true); got != c.want {
 				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// pathSpec is a protocol that names the model and the stream flag in its
+// path, as Gemini's generateContent does; it is not in the table.
+var pathSpec = &conv.Spec{
+	Protocol: "path-model",
+	Version:  "/v1beta",
+	Route: func(path, _ string) (conv.Inbound, bool) {
+		rest, ok := strings.CutPrefix(path, "/v1beta/models/")
+		if !ok {
+			return conv.Inbound{}, false
+		}
+		if m, ok := strings.CutSuffix(rest, ":streamGenerateContent"); ok {
+			return conv.Inbound{Model: m, Stream: true, StreamSaid: true}, true
+		}
+		if m, ok := strings.CutSuffix(rest, ":generateContent"); ok {
+			return conv.Inbound{Model: m, StreamSaid: true}, true
+		}
+		return conv.Inbound{}, false
+	},
+	UpstreamPath: func(model string, stream bool) (string, string) {
+		if stream {
+			return "/v1beta/models/" + model + ":streamGenerateContent", "alt=sse"
+		}
+		return "/v1beta/models/" + model + ":generateContent", ""
+	},
+}
+
+// A model and a stream flag the path names are the request's, and an
+// attempt in the client's own protocol sends the forwarded model in the
+// upstream's path, its body untouched.
+func TestPathModel(t *testing.T) {
+	body := []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"stream":false}`)
+	for _, c := range []struct {
+		name, path, base string
+		modelMap         map[string]string
+		wantModel        string
+		wantStream       bool
+		wantURL          string
+	}{
+		{"plain", "/v1beta/models/g-1:generateContent", "https://up.example", nil,
+			"g-1", false, "https://up.example/v1beta/models/g-1:generateContent"},
+		{"stream from the path, not the body", "/v1beta/models/g-1:streamGenerateContent", "https://up.example", nil,
+			"g-1", true, "https://up.example/v1beta/models/g-1:streamGenerateContent?alt=sse"},
+		{"mapped model, base with its version", "/v1beta/models/g-1:generateContent", "https://up.example/v1beta", map[string]string{"g-*": "g-2"},
+			"g-1", false, "https://up.example/v1beta/models/g-2:generateContent"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, ok := pathSpec.Route(c.path, "")
+			if !ok {
+				t.Fatalf("%s not routed", c.path)
+			}
+			info, err := scanBody(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info.fromPath(in)
+			if info.model != c.wantModel || !info.hasModel || info.stream != c.wantStream {
+				t.Errorf("model %q (%v), stream %v; want %q, %v", info.model, info.hasModel, info.stream, c.wantModel, c.wantStream)
+			}
+			e, err := compileEndpoint(Endpoint{Name: "g", Protocol: ProtocolOpenAIChat, BaseURL: c.base, ModelMap: c.modelMap})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.spec = pathSpec
+			q := &request{body: body, info: info, model: info.model, rec: &Record{}, r: httptest.NewRequest(http.MethodPost, c.path+"?key=client", nil), rawQuery: "key=client"}
+			if got := q.passThroughURL(e); got != c.wantURL {
+				t.Errorf("upstream URL %s, want %s", got, c.wantURL)
+			}
+			if got := q.bodyFor(e); string(got) != string(body) {
+				t.Errorf("body rewritten: %s", got)
 			}
 		})
 	}

@@ -22,9 +22,12 @@ type request struct {
 	r     *http.Request
 	rec   *Record
 	proto Protocol // the inbound path's
-	pi    int      // proto's index into the per-protocol arrays
-	shape errShape
-	start time.Time
+	// inbound is what the path says about the request (a model, a stream
+	// flag), for a protocol that names them there (conv.Spec.Route).
+	inbound conv.Inbound
+	pi      int // proto's index into the per-protocol arrays
+	shape   errShape
+	start   time.Time
 
 	body     []byte
 	info     bodyInfo
@@ -85,6 +88,7 @@ func (q *request) serve() {
 		q.fail(http.StatusBadRequest, "ccmesh could not read the request: "+err.Error())
 		return
 	}
+	q.info.fromPath(q.inbound)
 	if !q.info.hasModel || q.info.model == "" {
 		q.fail(http.StatusBadRequest, `the request body has no "model"; name the model to use`)
 		return

@@ -217,11 +217,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveModels(w, r, snap)
 		return
 	}
-	proto, ok := routeProtocol(r.URL.Path)
+	spec, inbound, ok := conv.SpecOfRoute(r.URL.Path, r.URL.RawQuery)
 	if !ok {
 		fail(http.StatusNotFound, "ccmesh does not serve "+r.URL.Path+": it serves "+servedPaths)
 		return
 	}
+	proto := spec.Protocol
 	rec.Protocol = proto
 	if isWebSocketUpgrade(r) {
 		// Codex CLI tries a WebSocket first where its provider block allows
@@ -237,7 +238,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
 		return
 	}
-	q = &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.Index(), shape: proto.Spec(), start: start}
+	q = &request{s: s, snap: snap, w: w, r: r, rec: rec, proto: proto, pi: proto.Index(), shape: spec, inbound: inbound, start: start}
 	q.serve()
 	if q.abort {
 		// As httputil.ReverseProxy does: net/http closes the connection

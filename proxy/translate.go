@@ -101,7 +101,7 @@ func (q *request) encodeTranslated(ctx context.Context, e *endpoint, t *translat
 	// The client's query belongs to its protocol (Claude Code's ?beta=true).
 	u := e.upstreamURL(e.spec.Upstream(e.mapModel(q.model), q.info.stream))
 	if e.protocol == q.pi {
-		u = e.upstreamURL(q.r.URL.Path, q.rawQuery) // a same-protocol retry (retry.go)
+		u = q.passThroughURL(e) // a same-protocol retry (retry.go)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(q.withDrops(body)))
 	if err != nil {

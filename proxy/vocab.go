@@ -35,9 +35,11 @@ func protocolsOf(specs []*conv.Spec) []Protocol {
 }
 
 // profileOf is the breaker defaults profile of requests of protocol p
-// (docs/BEHAVIOUR.md#breaker-defaults): the one its family names.
+// (docs/BEHAVIOUR.md#breaker-defaults): the one its Spec names, Claude's
+// when it names none the breaker knows (TestProtocolTable holds every
+// protocol of the table to one it knows).
 func profileOf(p Protocol) breaker.Profile {
-	if s := p.Spec(); s != nil && s.Family == breaker.OpenAI.String() {
+	if s := p.Spec(); s != nil && s.Profile == breaker.OpenAI.String() {
 		return breaker.OpenAI
 	}
 	return breaker.Claude

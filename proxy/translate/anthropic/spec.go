@@ -19,6 +19,7 @@ var Spec = &conv.Spec{
 	Protocol:     Protocol,
 	Codec:        Codec,
 	Family:       "claude",
+	Profile:      "claude",
 	Inbound:      []string{"/v1/messages", "/v1/messages/count_tokens"},
 	Version:      "/v1",
 	KeyHeader:    "X-Api-Key",
@@ -66,30 +67,16 @@ func eventKind(name string, data []byte, _ bool) conv.EventKind {
 
 // bodyUsage is a message's usage, read as the response decoder reads it.
 func bodyUsage(b []byte) (conv.Usage, bool) {
-	w, ok := conv.UsageMember(b, false)
-	if !ok {
-		return conv.Usage{}, false
-	}
-	var u wireUsage
-	if json.Unmarshal(w, &u) != nil {
-		return conv.Usage{}, false
-	}
-	return u.all(conv.Usage{}), true
+	u, ok := conv.UsageMember[wireUsage](b, false)
+	return u.all(conv.Usage{}), ok
 }
 
 // eventUsage reads message_start's message.usage and message_delta's
 // usage; a member a report leaves out is 0 (the proxy keeps the earlier
 // report's count then).
 func eventUsage(data []byte) (conv.Usage, bool) {
-	w, ok := conv.UsageMember(data, true)
-	if !ok {
-		return conv.Usage{}, false
-	}
-	var u wireUsage
-	if json.Unmarshal(w, &u) != nil {
-		return conv.Usage{}, false
-	}
-	return u.all(conv.Usage{}), true
+	u, ok := conv.UsageMember[wireUsage](data, true)
+	return u.all(conv.Usage{}), ok
 }
 
 type errorDoc struct {

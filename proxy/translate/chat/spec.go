@@ -18,6 +18,7 @@ var Spec = &conv.Spec{
 	Protocol:      Protocol,
 	Codec:         Codec,
 	Family:        "openai",
+	Profile:       "openai",
 	Inbound:       []string{"/v1/chat/completions"},
 	Version:       "/v1",
 	EventKind:     eventKind,
@@ -42,14 +43,10 @@ var (
 	errorKey        = []byte(`"error":`)
 )
 
-// usageIn reads a body's or a chunk's usage, as the decoders read it.
+// usageIn reads a body's or an event's usage, as the decoders read it.
 func usageIn(b []byte, event bool) (conv.Usage, bool) {
-	raw, ok := conv.UsageMember(b, event)
+	u, ok := conv.UsageMember[wireUsage](b, event)
 	if !ok {
-		return conv.Usage{}, false
-	}
-	var u wireUsage
-	if json.Unmarshal(raw, &u) != nil {
 		return conv.Usage{}, false
 	}
 	return u.neutral(), true

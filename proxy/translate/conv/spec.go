@@ -14,10 +14,12 @@ import (
 type Spec struct {
 	Protocol Protocol
 	Codec    Codec
-	// Family names the breaker defaults profile of its requests
-	// (breaker.Profile's String) and the model list its clients are
-	// served on GET /v1/models: protocols of one family share both.
+	// Family groups protocols whose clients are served one model list on
+	// GET /v1/models and whose codecs share request members (SameFamily).
 	Family string
+	// Profile names the breaker defaults profile of its requests
+	// (docs/BEHAVIOUR.md#breaker-defaults), as breaker.Profile's String does.
+	Profile string
 
 	// Inbound lists the paths its clients post to; the first is also the
 	// path of a request to its upstreams unless UpstreamPath says more.
@@ -81,12 +83,41 @@ type Spec struct {
 	// none; Probe is the probe's path and body for model.
 	ProbeModel string
 	Probe      func(model string) (path string, body []byte)
+	// ModelsPath is its upstreams' model list, "" for /v1/models;
+	// ModelsPage reads one page of it, nil for ReadModelList.
+	ModelsPath string
+	ModelsPage func(body []byte) (ModelPage, error)
 	// ModelsLimit is the query member and value that ask its model list
 	// for its largest page ("" when it takes none); ModelsAfter is the
-	// member that asks for the page after an id.
+	// member that asks for the page after ModelPage.Cursor.
 	ModelsLimit  [2]string
 	ModelsAfter  string
 	ModelsAnswer func(ids []string) any // ccmesh's own GET /v1/models answer
+}
+
+// ModelPage is one page of an upstream's model list.
+type ModelPage struct {
+	IDs []string
+	// More: the page says more exist; Cursor is what asks for the next
+	// page ("" when the page gives no way to ask).
+	More   bool
+	Cursor string
+}
+
+// Models is the path of s's upstreams' model list.
+func (s *Spec) Models() string {
+	if s.ModelsPath != "" {
+		return s.ModelsPath
+	}
+	return "/v1/models"
+}
+
+// ReadModels reads one page of s's upstreams' model list.
+func (s *Spec) ReadModels(body []byte) (ModelPage, error) {
+	if s.ModelsPage != nil {
+		return s.ModelsPage(body)
+	}
+	return ReadModelList(body)
 }
 
 // Inbound is what an inbound path says about its request.

@@ -26,36 +26,42 @@ func SSEType(name string, data []byte) (typ string, empty bool) {
 
 var usageKey = []byte(`"usage"`)
 
-// UsageMember is the raw usage object of a body (its top-level usage) or,
-// for an event, of an SSE data payload: its usage, message.usage
-// (Anthropic's message_start) or response.usage (Responses'
-// response.completed), the first there is.
-func UsageMember(b []byte, event bool) (json.RawMessage, bool) {
+// UsageMember decodes, into a protocol's own usage type W, the usage
+// object of a body (its top-level usage) or, for an event, of an SSE data
+// payload: its usage, message.usage (Anthropic's message_start) or
+// response.usage (Responses' response.completed), the first there is.
+// One decode of b, whatever its shape.
+func UsageMember[W any](b []byte, event bool) (*W, bool) {
 	if event && !bytes.Contains(b, usageKey) {
 		return nil, false
 	}
+	if !event {
+		var doc struct {
+			Usage *W `json:"usage"`
+		}
+		if json.Unmarshal(b, &doc) != nil || doc.Usage == nil {
+			return nil, false
+		}
+		return doc.Usage, true
+	}
 	type inner struct {
-		Usage json.RawMessage `json:"usage"`
+		Usage *W `json:"usage"`
 	}
 	var doc struct {
-		Usage    json.RawMessage `json:"usage"`
-		Message  *inner          `json:"message"`
-		Response *inner          `json:"response"`
+		Usage    *W     `json:"usage"`
+		Message  *inner `json:"message"`
+		Response *inner `json:"response"`
 	}
 	if json.Unmarshal(b, &doc) != nil {
 		return nil, false
 	}
-	found := []json.RawMessage{doc.Usage}
-	if event && doc.Message != nil {
-		found = append(found, doc.Message.Usage)
-	}
-	if event && doc.Response != nil {
-		found = append(found, doc.Response.Usage)
-	}
-	for _, u := range found {
-		if len(u) > 0 && string(u) != "null" {
-			return u, true
-		}
+	switch {
+	case doc.Usage != nil:
+		return doc.Usage, true
+	case doc.Message != nil && doc.Message.Usage != nil:
+		return doc.Message.Usage, true
+	case doc.Response != nil && doc.Response.Usage != nil:
+		return doc.Response.Usage, true
 	}
 	return nil, false
 }
@@ -123,4 +129,29 @@ func OpenAIModels(ids []string) any {
 		list.Data = append(list.Data, model{ID: id, Object: "model", OwnedBy: "ccmesh"})
 	}
 	return list
+}
+
+// ReadModelList reads a model list page of Anthropic's shape
+// ({"data","has_more","last_id"}) or OpenAI's ({"data"}; paged lists of
+// its shape add has_more): the cursor of the next page is last_id, else
+// the page's last id.
+func ReadModelList(b []byte) (ModelPage, error) {
+	var p struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+		HasMore bool   `json:"has_more"`
+		LastID  string `json:"last_id"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return ModelPage{}, err
+	}
+	out := ModelPage{IDs: make([]string, 0, len(p.Data)), More: p.HasMore, Cursor: p.LastID}
+	for _, m := range p.Data {
+		out.IDs = append(out.IDs, m.ID)
+	}
+	if out.Cursor == "" && len(p.Data) > 0 {
+		out.Cursor = p.Data[len(p.Data)-1].ID
+	}
+	return out, nil
 }

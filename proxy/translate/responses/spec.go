@@ -17,6 +17,7 @@ var Spec = &conv.Spec{
 	Protocol:      Protocol,
 	Codec:         Codec,
 	Family:        "openai",
+	Profile:       "openai",
 	Inbound:       []string{"/v1/responses"},
 	Version:       "/v1",
 	EventKind:     eventKind,
@@ -55,12 +56,8 @@ func eventKind(name string, data []byte, _ bool) conv.EventKind {
 
 // usageIn reads a body's or an event's usage, as the decoders read it.
 func usageIn(b []byte, event bool) (conv.Usage, bool) {
-	raw, ok := conv.UsageMember(b, event)
+	u, ok := conv.UsageMember[wireUsage](b, event)
 	if !ok {
-		return conv.Usage{}, false
-	}
-	var u wireUsage
-	if json.Unmarshal(raw, &u) != nil {
 		return conv.Usage{}, false
 	}
 	return u.usage(), true
