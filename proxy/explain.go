@@ -20,7 +20,7 @@ type Explanation struct {
 	Excluded   []Excluded       `json:"excluded"`
 	// Translated names the candidates that would get the request
 	// translated, by endpoint name, with the translation.
-	Translated map[string]string `json:"translated"`
+	Translated map[string]Translation `json:"translated"`
 	// Outcome says in words what the request would get when there are no
 	// candidates; "" when there are.
 	Outcome string `json:"outcome"`
@@ -46,7 +46,7 @@ type RouteCandidate struct {
 // names its conversation is routed by the session strategy; a dry run
 // has none, so it shows the sticky order.
 func (s *Server) Explain(p Protocol, model string) Explanation {
-	x := Explanation{Protocol: p, Model: model, Candidates: []RouteCandidate{}, Excluded: []Excluded{}, Translated: map[string]string{}}
+	x := Explanation{Protocol: p, Model: model, Candidates: []RouteCandidate{}, Excluded: []Excluded{}, Translated: map[string]Translation{}}
 	snap := s.snap.Load()
 	if snap == nil || !p.Valid() {
 		x.Outcome = "no configuration loaded"
