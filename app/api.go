@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -146,7 +147,7 @@ func (a *App) writeErr(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrNotFound):
 		ae = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no such " + notFoundWhat(r)}
 	default:
-		a.log.Error().Err(err).Str("code", "API-500").Str("path", r.URL.Path).Msg("admin API call failed")
+		a.log.Error().Err(err).Str(logcode.Field, logcode.AdminAPIFailed).Str("path", r.URL.Path).Msg("admin API call failed")
 		ae = &apiError{Status: http.StatusInternalServerError, Code: "internal",
 			Message: "ccmesh could not complete this: " + err.Error()}
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/ccmesh/ccmesh/internal/logcode"
 )
 
 // ShutdownGrace is how long in-flight requests (streams included) may run
@@ -96,7 +98,7 @@ func (a *App) checkHistory(ctx context.Context) {
 	case err == nil:
 		a.log.Debug().Msg("request log tables checked")
 	case ctx.Err() == nil:
-		a.log.Error().Err(err).Str("code", "DB-002").Msg("request log tables damaged")
+		a.log.Error().Err(err).Str(logcode.Field, logcode.LogTablesDamaged).Msg("request log tables damaged")
 	}
 }
 
