@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/ccmesh/ccmesh/app/clients"
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -149,7 +150,7 @@ func (a *App) writeErr(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrNotFound):
 		ae = &apiError{Status: http.StatusNotFound, Code: "not_found", Message: "no such " + notFoundWhat(r)}
 	default:
-		a.log.Error().Err(err).Str("code", "API-500").Str("path", r.URL.Path).Msg("admin API call failed")
+		a.log.Error().Err(err).Str(logcode.Field, logcode.AdminAPIFailed).Str("path", r.URL.Path).Msg("admin API call failed")
 		ae = &apiError{Status: http.StatusInternalServerError, Code: "internal",
 			Message: "ccmesh could not complete this: " + err.Error()}
 	}

@@ -162,10 +162,11 @@ func frontendTypes() ([]byte, error) {
 	mismatch := reflect.TypeFor[proxy.OnModelMismatch]()
 	g.Enum(mismatch, append([]string{""}, stringsOf(proxy.MismatchModes)...)...)
 	streamEnd, errorType, exclusion := reflect.TypeFor[proxy.StreamEnd](), reflect.TypeFor[proxy.ErrorType](), reflect.TypeFor[proxy.Exclusion]()
+	g.Enum(reflect.TypeFor[proxy.Translation](), stringsOf(proxy.Translations())...)
 	for _, e := range []struct {
 		t     reflect.Type
 		empty bool // "" is a value too
-	}{{streamEnd, true}, {errorType, true}, {exclusion, false}} {
+	}{{streamEnd, true}, {errorType, true}, {exclusion, false}, {reflect.TypeFor[proxy.HedgePart](), false}, {reflect.TypeFor[proxy.Adjustment](), false}} {
 		values, err := constsOf(e.t)
 		if err != nil {
 			return nil, err
@@ -202,6 +203,9 @@ func frontendTypes() ([]byte, error) {
 	g.FieldType(patch, "auth", reflect.PointerTo(auth))
 	g.FieldType(endpoint, "on_model_mismatch", mismatch)
 	g.FieldType(patch, "on_model_mismatch", reflect.PointerTo(mismatch))
+	preset := reflect.TypeFor[Preset]()
+	g.FieldType(preset, "protocol", protocol)
+	g.FieldType(preset, "auth", auth)
 	// The store keeps an endpoint's breaker overrides as raw JSON; they are
 	// a breaker.Overrides, under the name the frontend has always used.
 	overrides := reflect.TypeFor[breaker.Overrides]()
@@ -245,6 +249,10 @@ func frontendTypes() ([]byte, error) {
 	routing := reflect.TypeFor[proxy.Routing]()
 	g.Nullable(routing, "candidates")
 	g.Nullable(routing, "excluded")
+
+	if err := frontendMetadata(g); err != nil {
+		return nil, err
+	}
 
 	// Roots: what the handlers write and decode.
 	g.Add("", reflect.TypeFor[Info]())              // GET /api/info

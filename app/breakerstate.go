@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -67,7 +68,7 @@ func (p *breakerPersister) run(ctx context.Context) {
 			// transitions it had taken from the queue.
 			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			if err := p.flush(fctx); err != nil {
-				p.log.Error().Err(err).Str("code", "APP-001").Msg("persisting breaker state failed; will retry")
+				p.log.Error().Err(err).Str(logcode.Field, logcode.BreakerNotPersisted).Msg("persisting breaker state failed; will retry")
 			}
 			cancel()
 		}

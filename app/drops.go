@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -179,6 +180,6 @@ func (p *learnPersister) flush(ctx context.Context) {
 		return nil
 	})
 	if err != nil {
-		p.log.Error().Err(err).Str("code", "APP-004").Msg("saving what an endpoint refuses failed; it is kept in memory until restart")
+		p.log.Error().Err(err).Str(logcode.Field, logcode.DropsNotSaved).Msg("saving what an endpoint refuses failed; it is kept in memory until restart")
 	}
 }

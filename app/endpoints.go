@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -289,7 +290,7 @@ func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) e
 		if err := a.persist.flush(r.Context()); err != nil {
 			// The breaker has changed and routing follows it: the answer
 			// says so, and the UI shows it, rather than a bare failure.
-			a.log.Error().Err(err).Str("code", "APP-002").Int64("endpoint_id", id).Str("action", action).
+			a.log.Error().Err(err).Str(logcode.Field, logcode.ForceNotSaved).Int64("endpoint_id", id).Str("action", action).
 				Msg("breaker forced but not saved")
 			a.events.Publish("health", a.Health())
 			return &apiError{Status: http.StatusInternalServerError, Code: codeNotSaved,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -201,7 +202,7 @@ func (a *App) loadOtherModels(ctx context.Context, now time.Time) {
 	counts, err := a.db.OtherModelCounts(ctx, now.Add(-24*time.Hour), now)
 	if err != nil {
 		if ctx.Err() == nil {
-			a.log.Warn().Err(err).Str("code", "APP-005").Msg("counting answers from another model failed; the figure starts at 0")
+			a.log.Warn().Err(err).Str(logcode.Field, logcode.OtherModelsUncount).Msg("counting answers from another model failed; the figure starts at 0")
 		}
 		return
 	}

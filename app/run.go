@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/app/platform"
+	"github.com/ccmesh/ccmesh/internal/logcode"
 )
 
 // ShutdownGrace is how long in-flight requests (streams included) may run
@@ -98,7 +99,7 @@ func (a *App) checkHistory(ctx context.Context) {
 	case err == nil:
 		a.log.Debug().Msg("request log tables checked")
 	case ctx.Err() == nil:
-		a.log.Error().Err(err).Str("code", "DB-002").Msg("request log tables damaged")
+		a.log.Error().Err(err).Str(logcode.Field, logcode.LogTablesDamaged).Msg("request log tables damaged")
 	}
 }
 

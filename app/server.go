@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/ccmesh/ccmesh/frontend"
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 )
 
@@ -82,10 +83,10 @@ func (a *App) recoverAdmin(next http.Handler) http.Handler {
 			if re, ok := p.(runtime.Error); ok {
 				what = re.Error()
 			}
-			a.log.Error().Str("code", "APP-003").Str("path", r.URL.Path).Str("panic", what).
+			a.log.Error().Str(logcode.Field, logcode.HandlerPanic).Str("path", r.URL.Path).Str("panic", what).
 				Str("stack", string(debug.Stack())).Msg("admin API handler panicked")
 			a.writeErr(w, r, &apiError{Status: http.StatusInternalServerError, Code: "internal",
-				Message: "ccmesh failed while answering this (logged as APP-003); what it had done so far stays as it is"})
+				Message: "ccmesh failed while answering this (logged as " + logcode.HandlerPanic + "); what it had done so far stays as it is"})
 		}()
 		next.ServeHTTP(w, r)
 	})

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -216,7 +217,7 @@ func (a *App) holdingSync(ctx context.Context, fn func() error) error {
 	}
 	defer func() {
 		if err := a.db.UnlockSync(context.WithoutCancel(ctx)); err != nil {
-			a.log.Error().Err(err).Str("code", "SYNC-001").Msg("could not end the sync; it ends by itself within " + syncHold.String())
+			a.log.Error().Err(err).Str(logcode.Field, logcode.SyncNotEnded).Msg("could not end the sync; it ends by itself within " + syncHold.String())
 		}
 	}()
 	return fn()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 	"github.com/ccmesh/ccmesh/store"
@@ -53,7 +54,7 @@ func (a *App) keepTest(ctx context.Context, id int64, res TestResult) error {
 		return err // deleted while its test ran
 	case err != nil:
 		// Health still shows the result until the next start.
-		a.log.Warn().Err(err).Str("code", "TEST-001").Int64("endpoint", id).Msg("could not store the test result")
+		a.log.Warn().Err(err).Str(logcode.Field, logcode.TestNotStored).Int64("endpoint", id).Msg("could not store the test result")
 	}
 	a.testsMu.Lock()
 	a.tests[id] = res

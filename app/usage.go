@@ -16,7 +16,7 @@ func requestOK(rec *proxy.Record) bool {
 // hedge that won its race, else the last one (the one the loop ended on).
 func answering(atts []proxy.Attempt) int {
 	for i := range atts {
-		if atts[i].Hedge == "won" {
+		if atts[i].Hedge == proxy.HedgeWon {
 			return i
 		}
 	}

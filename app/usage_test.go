@@ -180,7 +180,7 @@ func TestUsageDeltasHedges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &proxy.Record{Status: 200}
 			for i, p := range tc.parts {
-				rec.Attempts = append(rec.Attempts, proxy.Attempt{EndpointID: int64(i + 1), Hedge: p})
+				rec.Attempts = append(rec.Attempts, proxy.Attempt{EndpointID: int64(i + 1), Hedge: proxy.HedgePart(p)})
 			}
 			var row store.RequestLog
 			FillUsage(&row, rec, noPrice)

@@ -325,7 +325,7 @@ func (q *request) begin(e *endpoint) attempt {
 
 // finish reports an attempt's outcome to its permit and appends it to the
 // failover history; model is what it was sent, hedge its part in a race.
-func (q *request) finish(at attempt, p permit, model, hedge string) {
+func (q *request) finish(at attempt, p permit, model string, hedge HedgePart) {
 	if at.res.act == actStop {
 		at.res.outcome = neutral
 	}
@@ -353,7 +353,7 @@ func (q *request) finish(at attempt, p permit, model, hedge string) {
 		BreakerCounted: at.res.outcome.Kind != breaker.Neutral,
 		Outcome:        at.res.outcome.Kind,
 		Translation:    q.translationName(e),
-		Adjusted:       at.res.adjusted.String(),
+		Adjusted:       at.res.adjusted.word(),
 		Dropped:        dropNames(at.res.dropped),
 		Refused:        at.res.refusal,
 		ModelAnswered:  q.answeredOther(model),

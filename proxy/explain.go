@@ -20,7 +20,7 @@ type Explanation struct {
 	Excluded   []Excluded       `json:"excluded"`
 	// Translated names the candidates that would get the request
 	// translated, by endpoint name, with the translation.
-	Translated map[string]string `json:"translated"`
+	Translated map[string]Translation `json:"translated"`
 	// Outcome says in words what the request would get when there are no
 	// candidates; "" when there are.
 	Outcome string `json:"outcome"`
@@ -58,7 +58,7 @@ func (s *Server) Explain(p Protocol, model string) Explanation {
 // it shows the sticky order.
 func (s *Server) ExplainSample(sm Sample) Explanation {
 	p, model := sm.Protocol, sm.Model
-	x := Explanation{Protocol: p, Model: model, Candidates: []RouteCandidate{}, Excluded: []Excluded{}, Translated: map[string]string{},
+	x := Explanation{Protocol: p, Model: model, Candidates: []RouteCandidate{}, Excluded: []Excluded{}, Translated: map[string]Translation{},
 		Rules: []RuleMatch{}}
 	snap := s.snap.Load()
 	if snap == nil || !p.Valid() {

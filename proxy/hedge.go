@@ -238,15 +238,15 @@ func (q *request) settleRace(a, b *raceSide, first permit, raced bool) action {
 		if !raced || i == winner || winner < 0 && i == len(sides)-1 {
 			q.adopt(s.q)
 		}
-		part := ""
+		var part HedgePart
 		switch {
 		case !raced:
 		case i == winner:
-			part = "won"
+			part = HedgeWon
 		case s.at.res.errType == ErrHedgeCancelled:
-			part = "cancelled"
+			part = HedgeCancelled
 		default:
-			part = "failed"
+			part = HedgeFailed
 		}
 		q.finish(s.at, s.permit, s.model, part)
 	}

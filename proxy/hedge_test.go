@@ -26,7 +26,7 @@ func hedgeHarness(t *testing.T, a, b proxytest.Response, after ...time.Duration)
 func hedgeParts(r *Record) string {
 	var parts []string
 	for _, a := range r.Attempts {
-		parts = append(parts, a.Endpoint+":"+a.Hedge)
+		parts = append(parts, a.Endpoint+":"+string(a.Hedge))
 	}
 	return strings.Join(parts, ",")
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ccmesh/ccmesh/internal/logcode"
 )
 
 // Learned is a part an endpoint refused, learned when the request sent
@@ -86,7 +88,7 @@ func (s *Server) dropsFor(e *endpoint) Drops {
 // learn keeps ds for e and tells the app, which persists them.
 func (s *Server) learn(e *endpoint, ds []Drop, refusal string) {
 	s.learned.add(e.ID, ds)
-	s.log.Info().Str("endpoint", e.Name).Strs("dropped", dropNames(ds)).Str("code", LogLearnedDrop).
+	s.log.Info().Str("endpoint", e.Name).Strs("dropped", dropNames(ds)).Str(logcode.Field, logcode.LearnedDrop).
 		Msg("endpoint refused parts of a request; they are left out of its requests from now on")
 	if s.onLearn == nil {
 		return
@@ -96,9 +98,6 @@ func (s *Server) learn(e *endpoint, ds []Drop, refusal string) {
 		s.onLearn(e.ID, Learned{Drop: d, At: now, Error: refusal})
 	}
 }
-
-// LogLearnedDrop is the log code of a learned drop.
-const LogLearnedDrop = "PXY-001"
 
 func dropNames(ds []Drop) []string {
 	if len(ds) == 0 {

@@ -141,17 +141,15 @@ type Attempt struct {
 	Outcome        breaker.Kind `json:"outcome"` // what the breaker heard
 	// Translation names the translation the attempt ran, client protocol
 	// to endpoint protocol ("anthropic→openai-chat"); "" when none.
-	Translation string `json:"translation,omitempty"`
+	Translation Translation `json:"translation,omitempty"`
 	// Model is the model sent to the endpoint (after @name/ and model_map).
 	Model string `json:"model,omitempty"`
 	// Usage is what the upstream reported this attempt cost, normalised
 	// (usage.go); nil when the attempt got no answer to count.
 	Usage *Usage `json:"usage,omitempty"`
-	// Hedge is the attempt's part in a first-token race (hedge.go): "" when
-	// there was none, "won" for the one that answered, "cancelled" for the
-	// one stopped because the other answered first, "failed" for one that
-	// failed on its own during the race.
-	Hedge string `json:"hedge,omitempty"`
+	// Hedge is the attempt's part in a first-token race (hedge.go); ""
+	// when there was none.
+	Hedge HedgePart `json:"hedge,omitempty"`
 	// KeyID and Key name the key of the endpoint's pool the attempt sent
 	// (its label and mask, never the key); KeyFault says its failure went
 	// to that key's breaker rather than the endpoint's (docs/BEHAVIOUR.md#key-pools).
@@ -163,9 +161,8 @@ type Attempt struct {
 	// does. nil when there is no usage.
 	Cost *Cost `json:"cost_usd,omitempty"`
 	// Adjusted names how the request was changed for a second try on the
-	// same endpoint after it refused the first ("strip_thinking",
-	// "step_down_effort"); "" when it was not.
-	Adjusted string `json:"adjusted,omitempty"`
+	// same endpoint after it refused the first; "" when it was not.
+	Adjusted Adjustment `json:"adjusted,omitempty"`
 	// Dropped names the parts left out of the request the answer came to
 	// (droppable.go): learned before, or after Refused refused them.
 	Dropped []string `json:"dropped,omitempty"`
@@ -197,3 +194,51 @@ const (
 	ErrHedgeCancelled  ErrorType = "hedge_cancelled"    // stopped because the racing attempt answered first
 	ErrModelMismatch   ErrorType = "model_mismatch"     // answered by another model, on an endpoint set to fail then
 )
+
+// HedgePart is an attempt's part in a first-token race
+// (docs/BEHAVIOUR.md#hedging); "" when it ran in none.
+type HedgePart string
+
+const (
+	HedgeWon       HedgePart = "won"       // it answered first
+	HedgeCancelled HedgePart = "cancelled" // stopped because the other side answered first
+	HedgeFailed    HedgePart = "failed"    // it failed on its own during the race
+)
+
+// Adjustment names how a request was changed for a second try on the same
+// endpoint after it refused the first (retry.go, refused.go).
+type Adjustment string
+
+const (
+	AdjustStripThinking Adjustment = "strip_thinking"   // reasoning parts and their signatures left out
+	AdjustStepEffort    Adjustment = "step_down_effort" // the reasoning effort one level lower
+	AdjustDropEffort    Adjustment = "drop_effort"      // no reasoning effort at all
+	AdjustMaxTokens     Adjustment = "lower_max_tokens" // no output limit, or a small one where required
+	AdjustDropRefused   Adjustment = "drop_refused"     // without the parts the endpoint refused
+)
+
+// Translation names a translation, client protocol to endpoint protocol:
+// "anthropic→openai-chat" (docs/BEHAVIOUR.md#translation).
+type Translation string
+
+// TranslationOf is the translation of a request from protocol from to
+// protocol to; "" when they are the same.
+func TranslationOf(from, to Protocol) Translation {
+	if from == to {
+		return ""
+	}
+	return Translation(string(from) + "→" + string(to))
+}
+
+// Translations lists every Translation: each ordered pair of Protocols.
+func Translations() []Translation {
+	var out []Translation
+	for _, from := range Protocols {
+		for _, to := range Protocols {
+			if from != to {
+				out = append(out, TranslationOf(from, to))
+			}
+		}
+	}
+	return out
+}

@@ -32,18 +32,21 @@ const (
 	adjustDropRefused
 )
 
-func (a adjustment) String() string {
+func (a adjustment) String() string { return string(a.word()) }
+
+// word is what the request log calls a; "" for adjustNone.
+func (a adjustment) word() Adjustment {
 	switch a {
 	case adjustStripThinking:
-		return "strip_thinking"
+		return AdjustStripThinking
 	case adjustStepEffort:
-		return "step_down_effort"
+		return AdjustStepEffort
 	case adjustDropEffort:
-		return "drop_effort"
+		return AdjustDropEffort
 	case adjustMaxTokens:
-		return "lower_max_tokens"
+		return AdjustMaxTokens
 	case adjustDropRefused:
-		return "drop_refused"
+		return AdjustDropRefused
 	}
 	return ""
 }

@@ -49,11 +49,11 @@ func (q *request) translationTo(p Protocol) (*translation, error) {
 
 // translationName is what the log calls the translation an attempt on e
 // runs: "" when e speaks the client's protocol.
-func (q *request) translationName(e *endpoint) string {
+func (q *request) translationName(e *endpoint) Translation {
 	if e.protocol == q.pi {
 		return ""
 	}
-	return string(q.proto) + "→" + string(e.Protocol)
+	return TranslationOf(q.proto, e.Protocol)
 }
 
 // clientRequest decodes the client's body into the neutral model once.

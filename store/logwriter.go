@@ -10,6 +10,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rs/zerolog"
+
+	"github.com/ccmesh/ccmesh/internal/logcode"
 )
 
 // LogWriterOptions configure a LogWriter. The zero value works; each
@@ -340,7 +342,7 @@ func (w *LogWriter) write(batch []RequestLog) {
 	}
 	if err != nil {
 		// Logged before it is counted: whoever sees the count finds the line.
-		w.log.Error().Err(err).Str("code", "LOG-001").Int("rows", len(batch)).Msg("write request logs: rows lost")
+		w.log.Error().Err(err).Str(logcode.Field, logcode.LogRowsLost).Int("rows", len(batch)).Msg("write request logs: rows lost")
 		w.failed.Add(uint64(len(batch)))
 		if w.opts.OnFail != nil {
 			w.opts.OnFail(len(batch))
@@ -366,7 +368,7 @@ func (w *LogWriter) encodeCapture(src CaptureSource) *storedCapture {
 	}
 	s, err := encodeCapture(w.zenc, c)
 	if err != nil {
-		w.log.Error().Err(err).Str("code", "LOG-002").Str("field", "capture").Msg("encode request log")
+		w.log.Error().Err(err).Str(logcode.Field, logcode.LogEncode).Str("field", "capture").Msg("encode request log")
 		return nil
 	}
 	return s
@@ -381,7 +383,7 @@ func (w *LogWriter) encode(v any, field string) []byte {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		w.log.Error().Err(err).Str("code", "LOG-002").Str("field", field).Msg("encode request log")
+		w.log.Error().Err(err).Str(logcode.Field, logcode.LogEncode).Str("field", field).Msg("encode request log")
 		return nil
 	}
 	if string(b) == "null" {
@@ -397,7 +399,7 @@ func (w *LogWriter) prune() {
 	}
 	n, err := w.db.Prune(w.ctx, rows, age)
 	if err != nil {
-		w.log.Error().Err(err).Str("code", "LOG-003").Msg("prune request logs")
+		w.log.Error().Err(err).Str(logcode.Field, logcode.LogPruneFail).Msg("prune request logs")
 		return
 	}
 	if n > 0 {

@@ -1,8 +1,10 @@
 // Which models each endpoint serves to each client protocol, by the rule of docs/BEHAVIOUR.md#candidates and
 // #routable-list. Pure: the Routing tab draws it, tests check it.
 import type { Endpoint, Protocol } from './api/types';
+import { Protocols } from './api/types';
 
-export const PROTOCOLS: readonly Protocol[] = ['anthropic', 'openai-chat', 'openai-responses'];
+/** Every protocol, in the order the UI offers them (proxy.Protocols, generated). */
+export const PROTOCOLS: readonly Protocol[] = Protocols;
 
 export type Serve =
   /** The endpoint's own protocol with no `models`: every model. */

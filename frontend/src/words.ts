@@ -2,15 +2,36 @@
 // reader's language. Shared by the log timeline, the dashboard and the routing view, so a reason reads the same
 // everywhere.
 import type { TFunction } from 'i18next';
-import type { Excluded, Protocol } from './api/types';
+import type {
+  Adjustment, AttemptOutcome, BreakerCause, BreakerReason, BreakerState, ErrorType, Excluded, HedgePart, Protocol, StreamEnd, Strategy,
+  Translation,
+} from './api/types';
+
+/**
+ * The catalogs of the API's word types, by the generated type whose words each labels: a catalog in i18n/en.ts
+ * `satisfies` a Record of its type, and zh-CN.ts has en's keys, so a word without a label in a language fails tsc.
+ */
+interface Catalogs {
+  protocols: Protocol;
+  clients: Protocol;
+  reason: BreakerReason;
+  'logs.state': BreakerState;
+  'logs.outcome': AttemptOutcome;
+  'logs.errorType': ErrorType;
+  'logs.streamEnd': StreamEnd;
+  'logs.adjusted': Adjustment;
+  'logs.hedge': HedgePart;
+  'history.cause': BreakerCause;
+  'settings.strategies': Strategy;
+}
 
 /** A word of one of the API's closed sets in the reader's language; one this UI does not know yet, as it came. */
-export function word(t: TFunction, group: string, value: string): string {
+export function word<G extends keyof Catalogs>(t: TFunction, group: G, value: Catalogs[G]): string {
   return t(`${group}.${value}`, { defaultValue: value });
 }
 
 /** A protocol's name: "OpenAI Chat" for openai-chat. */
-export function protocolLabel(t: TFunction, p: string): string {
+export function protocolLabel(t: TFunction, p: Protocol): string {
   return word(t, 'protocols', p);
 }
 
@@ -20,10 +41,10 @@ export function clientLabel(t: TFunction, p: Protocol): string {
 }
 
 /** A translation the API names `anthropic→openai-chat`, as "Anthropic → OpenAI Chat". */
-export function translationLabel(t: TFunction, name: string): string {
+export function translationLabel(t: TFunction, name: Translation): string {
   return name
     .split('→')
-    .map((p) => protocolLabel(t, p.trim()))
+    .map((p) => protocolLabel(t, p.trim() as Protocol))
     .join(' → ');
 }
 

@@ -377,3 +377,59 @@ func dedupeErrs(errs []error) []error {
 	}
 	return out
 }
+
+// constText is the declaration of a Const: compact JSON, but a map with
+// string keys one member a line.
+func constText(name string, v any) (string, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Map || rv.Type().Key().Kind() != reflect.String {
+		js, err := compactJSON(v)
+		if err != nil {
+			return "", err
+		}
+		return "export const " + name + " = " + js + " as const;\n", nil
+	}
+	keys := make([]string, 0, rv.Len())
+	for _, k := range rv.MapKeys() {
+		keys = append(keys, k.String())
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString("export const " + name + " = {\n")
+	for _, k := range keys {
+		js, err := compactJSON(rv.MapIndex(reflect.ValueOf(k).Convert(rv.Type().Key())).Interface())
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("  " + propName(k) + ": " + js + ",\n")
+	}
+	b.WriteString("} as const;\n")
+	return b.String(), nil
+}
+
+// compactJSON is v as JSON on one line, with a space after each comma and
+// colon between values, as TypeScript is written.
+func compactJSON(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	inString, escaped := false, false
+	for _, c := range bytes.TrimSuffix(b.Bytes(), []byte("\n")) {
+		out.WriteByte(c)
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			out.WriteByte(' ')
+		}
+	}
+	return out.String(), nil
+}

@@ -421,6 +421,28 @@ export interface Point {
 }
 `,
 		},
+		{
+			name: "constants: a list on one line, a map one member a line, after the types",
+			setup: func(g *Generator) {
+				g.Const("Words", []string{"a", "b,c", `d"e`})
+				g.Const("Ranges", map[string][2]float64{"weight": {0, 1000}, "multiplier": {0.001, 1000}, "odd-name": {-1, 17179869184}})
+				g.Add("", reflect.TypeFor[Inner]())
+			},
+			want: `
+/** Go: tsgen.Inner */
+export interface Inner {
+  v: number;
+}
+
+export const Ranges = {
+  multiplier: [0.001, 1000],
+  "odd-name": [-1, 17179869184],
+  weight: [0, 1000],
+} as const;
+
+export const Words = ["a", "b,c", "d\"e"] as const;
+`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -538,6 +560,21 @@ func TestTsgenErrors(t *testing.T) {
 			name:  "a union declared twice",
 			setup: func(g *Generator) { g.Union("U", "a"); g.Union("U", "b") },
 			want:  []string{"Union(U) declared twice"},
+		},
+		{
+			name:  "a constant declared twice",
+			setup: func(g *Generator) { g.Const("C", []string{"a"}); g.Const("C", []string{"b"}) },
+			want:  []string{"Const(C) declared twice"},
+		},
+		{
+			name:  "a constant named as a type",
+			setup: func(g *Generator) { g.Const("Inner", []string{"a"}); g.Add("", reflect.TypeFor[Inner]()) },
+			want:  []string{"the name Inner is used by both"},
+		},
+		{
+			name:  "a constant JSON cannot encode",
+			setup: func(g *Generator) { g.Const("C", func() {}) },
+			want:  []string{"Const(C): json: unsupported type"},
 		},
 	}
 	for _, tt := range tests {

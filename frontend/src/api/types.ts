@@ -5,6 +5,19 @@
 import type { EndpointPatch, Settings } from './types.gen';
 
 export type * from './types.gen';
+// What the forms offer and check, generated from the Go lists and range tags (app/apitypes_test.go).
+export {
+  AuthModes,
+  BreakerNumberFields,
+  BreakerParamsRanges,
+  CaptureModes,
+  EndpointKeyRanges,
+  EndpointPatchRanges,
+  MismatchModes,
+  Protocols,
+  SettingsRanges,
+  Strategies,
+} from './types.gen';
 export type {
   EndpointReply as Endpoint,
   BreakerParams as BreakerOverrides,

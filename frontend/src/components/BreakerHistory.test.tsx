@@ -46,6 +46,22 @@ describe('breaker history on the endpoint card', () => {
     for (const raw of ['half_open', 'force_', 'rate_limited', 'quota_exhausted', 'restore ']) expect(card.textContent).not.toContain(raw);
   });
 
+  it('says a change a balance reading made in words, in both languages (item 3)', async () => {
+    for (const [lang, heading, want] of [['en', 'Breaker history', 'by a balance reading'], ['zh-CN', '熔断记录', '由余额读数']] as const) {
+      stubFetch({
+        ...baseRoutes([endpoint({ id: 1, name: 'relay' })], [health({ id: 1, name: 'relay' })]),
+        'GET /api/breaker-events': { body: [ev(1, { cause: 'balance', from: 'closed', to: 'open', reason: 'quota_exhausted' })] },
+      });
+      const user = userEvent.setup();
+      const { unmount } = renderApp(<EndpointsPanel />, lang);
+      const card = await screen.findByTestId('endpoint-card-relay');
+      await user.click(within(card).getByText(heading));
+      const [item] = await within(card).findAllByTestId('breaker-event');
+      expect(item).toHaveTextContent(want);
+      unmount();
+    }
+  });
+
   it('says when there is nothing recorded, in Chinese too', async () => {
     stubFetch({ ...baseRoutes([endpoint({ id: 1, name: 'relay' })]), 'GET /api/breaker-events': { body: [] } });
     const user = userEvent.setup();

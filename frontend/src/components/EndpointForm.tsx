@@ -4,23 +4,21 @@ import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
 import type { AuthMode, BreakerOverrides, Connector, Endpoint, EndpointInput, EndpointKey, KeyReply, OnModelMismatch, Preset, Protocol, Template } from '../api/types';
+import { AuthModes, BreakerNumberFields, EndpointPatchRanges, MismatchModes, Protocols } from '../api/types';
 import { protocolLabel } from '../words';
 import { EndpointServes } from './EndpointServes';
 
-export const BREAKER_FIELDS = [
-  'failure_threshold',
-  'success_threshold',
-  'timeout_ms',
-  'error_rate_threshold',
-  'min_requests',
-  'rate_limit_timeout_ms',
-  'max_rate_limit_timeout_ms',
-  'quota_timeout_ms',
-] as const;
+/** breaker.Overrides' number parameters in field order (generated); `disabled` is the switch below them. */
+export const BREAKER_FIELDS = BreakerNumberFields;
 type BreakerField = (typeof BREAKER_FIELDS)[number];
 
-const PROTOCOLS: Protocol[] = ['anthropic', 'openai-chat', 'openai-responses'];
-const AUTHS: AuthMode[] = ['auto', 'x-api-key', 'bearer'];
+const PROTOCOLS: readonly Protocol[] = Protocols;
+const AUTHS: readonly AuthMode[] = AuthModes;
+/** The API's ranges of the numbers this form sends (store/types.go range tags, generated). */
+const [HEDGE_MIN, HEDGE_MAX] = EndpointPatchRanges.hedge_after_ms;
+const [WEIGHT_MIN, WEIGHT_MAX] = EndpointPatchRanges.weight;
+/** A label for every on_model_mismatch the API takes (proxy.MismatchModes, generated). */
+const MISMATCH_LABEL: Record<(typeof MismatchModes)[number], string> = { record: 'form.onMismatchRecord', fail: 'form.onMismatchFail' };
 
 interface Draft {
   name: string;
@@ -59,8 +57,7 @@ interface Draft {
 const TAG_RE = /^[A-Za-z0-9._-]{1,32}$/;
 
 /** The limits of an endpoint's price_multiplier (docs/BEHAVIOUR.md#endpoints). */
-export const MULTIPLIER_MIN = 0.001;
-export const MULTIPLIER_MAX = 1000;
+export const [MULTIPLIER_MIN, MULTIPLIER_MAX] = EndpointPatchRanges.price_multiplier;
 
 /** A preset's id as an endpoint name no endpoint has yet: `deepseek`, else `deepseek-2`, `deepseek-3`, … */
 export function uniqueName(id: string, taken: Iterable<string>): string {
@@ -76,8 +73,8 @@ export function draftOfPreset(p: Preset, name: string): Draft {
     ...d,
     name,
     base_url: p.base_url,
-    protocol: (PROTOCOLS as string[]).includes(p.protocol) ? (p.protocol as Protocol) : d.protocol,
-    auth: (AUTHS as string[]).includes(p.auth) ? (p.auth as AuthMode) : d.auth,
+    protocol: (PROTOCOLS as readonly string[]).includes(p.protocol) ? (p.protocol as Protocol) : d.protocol,
+    auth: (AUTHS as readonly string[]).includes(p.auth) ? (p.auth as AuthMode) : d.auth,
     models: (p.models ?? []).join('\n'),
     model_map: mapText(p.model_map ?? {}),
     balance_template: p.balance ?? '',
@@ -241,7 +238,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
 
   // Empty is the setting's delay (-1); 0 never races this endpoint.
   const hedge = d.hedge_after_ms.trim() === '' ? -1 : Number(d.hedge_after_ms.trim());
-  if (!Number.isInteger(hedge) || hedge < -1 || hedge > 600000) errors.hedge_after_ms = t('form.badHedge');
+  if (!Number.isInteger(hedge) || hedge < HEDGE_MIN || hedge > HEDGE_MAX) errors.hedge_after_ms = t('form.badHedge');
   const proxyUrl = d.proxy_url.trim();
   if (proxyUrl !== '' && !/^(https?|socks5h?):\/\/[^/?#]+\/?$/.test(proxyUrl)) errors.proxy_url = t('form.badProxyUrl');
   const bal = buildBalance(d, t);
@@ -251,7 +248,7 @@ export function buildInput(d: Draft, t: TFunction): { input?: EndpointInput; err
   const { tags, bad: badTag } = parseTags(d.tags);
   if (badTag) errors.tags = t('form.badTag', { tag: badTag });
   const weight = d.weight.trim() === '' ? 1 : Number(d.weight.trim());
-  if (!Number.isInteger(weight) || weight < 0 || weight > 1000) errors.weight = t('form.badNumber');
+  if (!Number.isInteger(weight) || weight < WEIGHT_MIN || weight > WEIGHT_MAX) errors.weight = t('form.badNumber');
 
   if (Object.keys(errors).length) return { errors };
   const input: EndpointInput = {
@@ -397,7 +394,7 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
         <textarea {...aria('keys', t('form.moreKeysHint'))} rows={3} value={d.extra_keys} onChange={(e) => set('extra_keys', e.target.value)} autoComplete="off" spellCheck={false} />
       ), t('form.moreKeysHint'))}
       {field('weight', t('form.weight'), (
-        <input {...aria('weight')} type="number" min={0} max={1000} step={1} className="narrow" value={d.weight} onChange={(e) => set('weight', e.target.value)} />
+        <input {...aria('weight')} type="number" min={WEIGHT_MIN} max={WEIGHT_MAX} step={1} className="narrow" value={d.weight} onChange={(e) => set('weight', e.target.value)} />
       ))}
       <div className="grid2">
         {field('models', t('form.models'), <textarea {...aria('models')} rows={3} value={d.models} onChange={(e) => set('models', e.target.value)} />)}
@@ -443,8 +440,7 @@ export function EndpointForm({ endpoint, preset, onSaved, onCancel }: Props) {
       {field('on_model_mismatch', t('form.onMismatch'), (
         <select {...aria('on_model_mismatch', t('form.onMismatchHint'))} value={d.on_model_mismatch}
           onChange={(e) => set('on_model_mismatch', e.target.value as OnModelMismatch)}>
-          <option value="record">{t('form.onMismatchRecord')}</option>
-          <option value="fail">{t('form.onMismatchFail')}</option>
+          {MismatchModes.map((m) => <option key={m} value={m}>{t(MISMATCH_LABEL[m])}</option>)}
         </select>
       ), t('form.onMismatchHint'))}
       <div className={`field${balanceErr ? ' field-error' : ''}`}>

@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { cleanup, render, screen, within } from '@testing-library/react';
 import { I18nextProvider } from 'react-i18next';
 import { describe, expect, it } from 'vitest';
 import type { Attempt, LogDetail } from '../api/types';
@@ -145,6 +145,18 @@ describe('log timeline', () => {
     expect(within(attempts[1]).getByTestId('attempt-adjusted')).toHaveTextContent('retried without the output limit');
     expect(within(attempts[2]).queryByTestId('attempt-adjusted')).toBeNull();
     expect(document.body).not.toHaveTextContent('strip_thinking');
+  });
+
+  it('says each attempt’s part in a race in words, in both languages (item 3)', () => {
+    const raced = { ...log, history: [attempt({ hedge: 'cancelled', error_type: 'hedge_cancelled', outcome: 'neutral' }), attempt({ hedge: 'won' }), attempt({ hedge: 'failed' }), attempt({})] };
+    for (const [lang, want] of [['en', ['race lost', 'race won', 'failed during a race']], ['zh-CN', ['竞速落败', '竞速胜出', '竞速中失败']]] as const) {
+      show(raced, lang);
+      const attempts = screen.getAllByTestId('attempt');
+      expect(attempts.slice(0, 3).map((a) => within(a).getByTestId('attempt-hedge').textContent)).toEqual(want);
+      expect(within(attempts[3]).queryByTestId('attempt-hedge')).toBeNull();
+      expect(within(attempts[0]).getByTestId('attempt-error')).not.toHaveTextContent('hedge_cancelled');
+      cleanup();
+    }
   });
 
   it('says it in Chinese too', () => {

@@ -1,11 +1,11 @@
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
-import type { Attempt, Endpoint, LogDetail, Usage } from '../api/types';
+import type { Attempt, Endpoint, LogDetail, Translation, Usage } from '../api/types';
 import { formatClock, formatCost, formatNumber } from '../format';
 import { excludedWhy, protocolLabel, translationLabel, word } from '../words';
 
 /** The translation an attempt ran, client protocol → endpoint protocol (docs/BEHAVIOUR.md#translation). */
-function TranslationTag({ name }: { name: string }) {
+function TranslationTag({ name }: { name: Translation }) {
   const { t } = useTranslation();
   return (
     <span className="tag" data-testid="attempt-translation" title={t('logs.translatedTitle')}>
@@ -75,6 +75,11 @@ function AttemptItem({ a }: { a: Attempt }) {
         {a.status > 0 && <span className="attempt-status mono">{a.status}</span>}
         {a.error_type && <span className="muted" data-testid="attempt-error">{word(t, 'logs.errorType', a.error_type)}</span>}
         {a.translation && <TranslationTag name={a.translation} />}
+        {a.hedge && (
+          <span className="tag" data-testid="attempt-hedge" title={t('logs.hedgeTitle')}>
+            {word(t, 'logs.hedge', a.hedge)}
+          </span>
+        )}
         {a.adjusted && (
           <span className="tag" data-testid="attempt-adjusted" title={t('logs.adjustedTitle')}>
             {word(t, 'logs.adjusted', a.adjusted)}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ApiError } from '../api/client';
 import { useApi } from '../api/context';
 import type { BreakerParams, CaptureMode, Settings, SettingsPatch, Strategy } from '../api/types';
+import { CaptureModes, Strategies, type SettingsRanges } from '../api/types';
 import { useAppData } from '../hooks/useAppData';
 import { BREAKER_FIELDS } from './EndpointForm';
 import { BackupPanel } from './BackupPanel';
@@ -12,11 +13,12 @@ import { GeminiCLIPanel } from './GeminiCLIPanel';
 import { PricesEditor } from './PricesEditor';
 import { SyncPanel } from './SyncPanel';
 
-const STRATEGIES: Strategy[] = ['sticky', 'priority', 'round-robin', 'session', 'fastest', 'weighted'];
-const CAPTURE_MODES: CaptureMode[] = ['off', 'errors', 'all'];
-const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'hedge_after_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days', 'balance_refresh_minutes'] as const;
-const CAPTURE_CAPS = ['capture_body_bytes', 'capture_total_bytes'] as const;
-type NumberField = (typeof NUMBERS)[number] | (typeof CAPTURE_CAPS)[number];
+const STRATEGIES: readonly Strategy[] = Strategies;
+const CAPTURE_MODES: readonly CaptureMode[] = CaptureModes;
+const NUMBERS = ['first_byte_timeout_ms', 'idle_timeout_ms', 'hedge_after_ms', 'max_body_bytes', 'log_retention_rows', 'log_retention_days', 'balance_refresh_minutes'] as const satisfies readonly NumberField[];
+const CAPTURE_CAPS = ['capture_body_bytes', 'capture_total_bytes'] as const satisfies readonly NumberField[];
+/** Every number setting has a range (app/settings.go, generated), so a new one needs a label here to compile. */
+type NumberField = keyof typeof SettingsRanges;
 const NUMBER_LABEL: Record<NumberField, string> = {
   first_byte_timeout_ms: 'settings.firstByte',
   idle_timeout_ms: 'settings.idle',

@@ -1,6 +1,9 @@
 // English strings. zh-CN.ts must carry the same keys (a test checks). The catalogs of the API's closed
 // sets say which Go type they name (`satisfies`), so a value the API gains without a label fails tsc.
-import type { AttemptOutcome, ErrorType, StreamEnd } from '../api/types';
+import type {
+  Adjustment, AttemptOutcome, BreakerCause, BreakerNumberFields, BreakerReason, BreakerState, CaptureMode, ErrorType, HealthStatus, HedgePart, Protocol,
+  StreamEnd, Strategy,
+} from '../api/types';
 import rules from './rules.en';
 
 const en = {
@@ -33,24 +36,24 @@ const en = {
     unhealthy: 'unhealthy',
     recovering: 'recovering',
     disabled: 'disabled',
-  },
+  } satisfies Record<HealthStatus, string>,
   // Protocol names (docs/BEHAVIOUR.md#endpoints) and the clients that speak each.
   protocols: {
     anthropic: 'Anthropic',
     'openai-chat': 'OpenAI Chat',
     'openai-responses': 'OpenAI Responses',
-  },
+  } satisfies Record<Protocol, string>,
   clients: {
     anthropic: 'Claude Code / Anthropic',
     'openai-chat': 'OpenAI Chat',
     'openai-responses': 'Codex / OpenAI Responses',
-  },
+  } satisfies Record<Protocol, string>,
   reason: {
     broken: 'broken',
     rate_limited: 'rate limited',
     quota_exhausted: 'quota exhausted',
     manual: 'forced open',
-  },
+  } satisfies Record<Exclude<BreakerReason, ''>, string>,
   countdown: {
     halfOpenIn: 'half-open in {{time}}',
     halfOpenDue: 'half-open on next request',
@@ -155,7 +158,8 @@ const en = {
       force_open: 'forced open',
       force_close: 'forced closed',
       restore: 'restored at start-up',
-    },
+      balance: 'by a balance reading',
+    } satisfies Record<BreakerCause, string>,
   },
   form: {
     addTitle: 'Add endpoint',
@@ -241,7 +245,7 @@ const en = {
     rate_limit_timeout_ms: 'Rate-limit cooldown (ms)',
     max_rate_limit_timeout_ms: 'Max Retry-After (ms)',
     quota_timeout_ms: 'Quota cooldown (ms)',
-  },
+  } satisfies Record<(typeof BreakerNumberFields)[number], string>,
   queue: {
     heading: 'Fast queue',
     intro: 'Requests go to the fast queue in this order. Drag with the mouse, or focus a row, press Space, move with the arrow keys and press Space again.',
@@ -325,9 +329,12 @@ const en = {
       step_down_effort: 'retried with lower effort',
       drop_effort: 'retried without effort',
       lower_max_tokens: 'retried without the output limit',
-    },
+    } satisfies Record<Adjustment, string>,
+    // An attempt's part in a first-token race (docs/BEHAVIOUR.md#hedging).
+    hedgeTitle: 'Raced with another endpoint after the hedge delay; the first to answer was kept',
+    hedge: { won: 'race won', cancelled: 'race lost', failed: 'failed during a race' } satisfies Record<HedgePart, string>,
     translatedTitle: 'Translated from the client’s protocol to the endpoint’s',
-    state: { closed: 'closed', open: 'open', half_open: 'half-open' },
+    state: { closed: 'closed', open: 'open', half_open: 'half-open' } satisfies Record<BreakerState, string>,
     outcome: { success: 'success', failure: 'failure', neutral: 'neutral' } satisfies Record<AttemptOutcome, string>,
     streamEnd: { complete: 'complete', upstream_error: 'upstream error', idle_timeout: 'stalled', client_gone: 'client went away' } satisfies Record<Exclude<StreamEnd, ''>, string>,
     probeInFlight: 'probe in flight',
@@ -481,7 +488,7 @@ const en = {
     listenHint: 'Now listening on {{running}}. A new address applies at the next start; --listen at start-up wins over it.',
     dataDir: 'Data directory',
     strategy: 'Strategy',
-    strategies: { sticky: 'sticky (keep prompt caches warm)', priority: 'priority (fail back to the first)', 'round-robin': 'round-robin', session: 'session (one endpoint per conversation)', fastest: 'fastest (quickest first byte)', weighted: 'weighted (by endpoint weight)' },
+    strategies: { sticky: 'sticky (keep prompt caches warm)', priority: 'priority (fail back to the first)', 'round-robin': 'round-robin', session: 'session (one endpoint per conversation)', fastest: 'fastest (quickest first byte)', weighted: 'weighted (by endpoint weight)' } satisfies Record<Strategy, string>,
     strategyHelp: {
       sticky: 'Every request goes to the same endpoint until it fails, then to the next: caches stay warm, one key carries all the load.',
       priority: 'Always the first endpoint in the list that is healthy: traffic returns to it as soon as it recovers.',
@@ -489,7 +496,7 @@ const en = {
       session: 'Each conversation keeps its own endpoint, and conversations spread over the endpoints; after a failure a conversation moves on and stays. Requests that name no conversation are routed as sticky.',
       fastest: 'Each request starts at the quicker of two endpoints drawn at random, by their recent time to first byte; a failure counts as a slow answer. A slow endpoint is tried again after a while, so one that got quick gets its share back. Caches go cold when traffic moves.',
       weighted: 'Requests spread over the healthy endpoints in proportion to each endpoint’s weight; weight 0 is used only when nothing else is left.',
-    },
+    } satisfies Record<Strategy, string>,
     breakerDefaults: 'Breaker defaults',
     claude: 'Claude profile',
     openai: 'OpenAI profile',
@@ -517,12 +524,12 @@ const en = {
     capture: 'Capture requests',
     captureBody: 'Capture: cap per body (bytes)',
     captureTotal: 'Capture: total cap (bytes)',
-    captureModes: { off: 'off', errors: 'errors only', all: 'all requests' },
+    captureModes: { off: 'off', errors: 'errors only', all: 'all requests' } satisfies Record<CaptureMode, string>,
     captureHelp: {
       off: 'Nothing is kept beyond the request log row.',
       errors: 'Kept for a request that failed, or that needed another attempt on the way.',
       all: 'Kept for every request.',
-    },
+    } satisfies Record<CaptureMode, string>,
     captureKept: 'A capture is what the client sent (headers and body) and what it got back, shown in the log to read, resend or copy as curl. Each body is kept up to the body cap and all captures together up to the total cap, the oldest going first (by default 1 MiB and 256 MiB). API keys, tokens and cookies are removed before anything is stored.',
     save: 'Save settings',
     saved: 'Settings saved',

@@ -152,6 +152,7 @@ const zhCN: Strings = {
       force_open: '手动熔断',
       force_close: '手动恢复',
       restore: '启动时恢复',
+      balance: '由余额读数',
     },
   },
   form: {
@@ -322,6 +323,8 @@ const zhCN: Strings = {
       drop_effort: '已去掉推理强度重试',
       lower_max_tokens: '已去掉输出上限重试',
     },
+    hedgeTitle: '对冲延迟后与另一个端点竞速；保留先回答的一方',
+    hedge: { won: '竞速胜出', cancelled: '竞速落败', failed: '竞速中失败' },
     translatedTitle: '已从客户端的协议转换为端点的协议',
     state: { closed: '闭合', open: '熔断', half_open: '半开' },
     outcome: { success: '成功', failure: '失败', neutral: '中性' },
