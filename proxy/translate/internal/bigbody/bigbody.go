@@ -1,0 +1,123 @@
+// Package bigbody builds the large requests the codecs' benchmarks
+// translate: a Claude Code-like conversation of 200 turns (bench/NOTES.md,
+// "Request decoding"). Only tests and benchmarks import it.
+package bigbody
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/gemini"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
+)
+
+// Turns is how many assistant/user exchanges follow the captured start.
+const Turns = 200
+
+var (
+	once   sync.Once
+	bodies map[conv.Protocol][]byte
+	err    error
+)
+
+// Body returns the big request in protocol p: the Anthropic one is built
+// from testdata/captured/claude-code-turn2.json (its system prompt, tools
+// and first turns) followed by Turns generated exchanges; the others are
+// that request as their codecs write it.
+func Body(p conv.Protocol) ([]byte, error) {
+	once.Do(build)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := bodies[p]
+	if !ok {
+		return nil, fmt.Errorf("bigbody: no body for %s", p)
+	}
+	return b, nil
+}
+
+func build() {
+	a, e := claudeCode()
+	if e != nil {
+		err = e
+		return
+	}
+	bodies = map[conv.Protocol][]byte{conv.Anthropic: a}
+	r, e := anthropic.Codec.DecodeRequest(a)
+	if e != nil {
+		err = fmt.Errorf("bigbody: decode: %w", e)
+		return
+	}
+	for _, c := range []conv.Codec{chat.Codec, responses.Codec, gemini.Codec} {
+		out := *r
+		b, e := c.EncodeRequest(&out)
+		if e != nil {
+			err = fmt.Errorf("bigbody: encode %s: %w", c.Protocol(), e)
+			return
+		}
+		bodies[c.Protocol()] = b
+	}
+}
+
+func claudeCode() ([]byte, error) {
+	_, file, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "captured", "claude-code-turn2.json")
+	raw, e := os.ReadFile(path)
+	if e != nil {
+		return nil, fmt.Errorf("bigbody: read captured body: %w", e)
+	}
+	var top map[string]any
+	if e := json.Unmarshal(raw, &top); e != nil {
+		return nil, fmt.Errorf("bigbody: decode captured body: %w", e)
+	}
+	msgs, _ := top["messages"].([]any)
+	for i := range Turns {
+		msgs = append(msgs, assistant(i), user(i))
+	}
+	top["messages"] = msgs
+	b, e := json.Marshal(top)
+	if e != nil {
+		return nil, fmt.Errorf("bigbody: encode: %w", e)
+	}
+	return b, nil
+}
+
+// prose is deterministic text with the escapes real bodies carry
+// (newlines, quotes, tabs, a little non-ASCII).
+func prose(i, n int) string {
+	var sb strings.Builder
+	for j := 0; sb.Len() < n; j++ {
+		fmt.Fprintf(&sb, "Line %d.%d: the \"handler\" in proxy/attempt.go returns early\twhen the breaker is open — see näive case.\n", i, j)
+	}
+	return sb.String()
+}
+
+func assistant(i int) map[string]any {
+	content := []any{}
+	if i%4 == 0 {
+		content = append(content, map[string]any{"type": "thinking", "thinking": prose(i, 600), "signature": strings.Repeat("EqQBCkgIBhABGAIiQH", 20)})
+	}
+	content = append(content,
+		map[string]any{"type": "text", "text": prose(i, 500)},
+		map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%04d", i), "name": "Read",
+			"input": map[string]any{"file_path": fmt.Sprintf("/tmp/ccmesh-capture/src/file%d.go", i), "limit": 200, "offset": i}},
+	)
+	return map[string]any{"role": "assistant", "content": content}
+}
+
+func user(i int) map[string]any {
+	result := map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%04d", i), "content": prose(i, 3600)}
+	if i == Turns-1 {
+		result["cache_control"] = map[string]any{"type": "ephemeral"}
+	}
+	return map[string]any{"role": "user", "content": []any{result}}
+}
+
