@@ -74,20 +74,21 @@ func claudeCode() ([]byte, error) {
 	if e != nil {
 		return nil, fmt.Errorf("bigbody: read captured body: %w", e)
 	}
-	var top map[string]any
+	// Members stay raw and in the order Claude Code wrote them (type
+	// first in every block); only the top level is re-ordered.
+	var top map[string]json.RawMessage
 	if e := json.Unmarshal(raw, &top); e != nil {
 		return nil, fmt.Errorf("bigbody: decode captured body: %w", e)
 	}
-	msgs, _ := top["messages"].([]any)
+	var msgs []json.RawMessage
+	if e := json.Unmarshal(top["messages"], &msgs); e != nil {
+		return nil, fmt.Errorf("bigbody: decode captured messages: %w", e)
+	}
 	for i := range Turns {
 		msgs = append(msgs, assistant(i), user(i))
 	}
-	top["messages"] = msgs
-	b, e := json.Marshal(top)
-	if e != nil {
-		return nil, fmt.Errorf("bigbody: encode: %w", e)
-	}
-	return b, nil
+	top["messages"] = conv.Marshal(msgs)
+	return conv.Marshal(top), nil
 }
 
 // prose is deterministic text with the escapes real bodies carry
@@ -100,24 +101,24 @@ func prose(i, n int) string {
 	return sb.String()
 }
 
-func assistant(i int) map[string]any {
-	content := []any{}
+func str(s string) string { return string(conv.Marshal(s)) }
+
+func assistant(i int) json.RawMessage {
+	var blocks []string
 	if i%4 == 0 {
-		content = append(content, map[string]any{"type": "thinking", "thinking": prose(i, 600), "signature": strings.Repeat("EqQBCkgIBhABGAIiQH", 20)})
+		blocks = append(blocks, fmt.Sprintf(`{"type":"thinking","thinking":%s,"signature":%s}`, str(prose(i, 600)), str(strings.Repeat("EqQBCkgIBhABGAIiQH", 20))))
 	}
-	content = append(content,
-		map[string]any{"type": "text", "text": prose(i, 500)},
-		map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%04d", i), "name": "Read",
-			"input": map[string]any{"file_path": fmt.Sprintf("/tmp/ccmesh-capture/src/file%d.go", i), "limit": 200, "offset": i}},
+	blocks = append(blocks,
+		fmt.Sprintf(`{"type":"text","text":%s}`, str(prose(i, 500))),
+		fmt.Sprintf(`{"type":"tool_use","id":"toolu_%04d","name":"Read","input":{"file_path":"/tmp/ccmesh-capture/src/file%d.go","limit":200,"offset":%d}}`, i, i, i),
 	)
-	return map[string]any{"role": "assistant", "content": content}
+	return json.RawMessage(`{"role":"assistant","content":[` + strings.Join(blocks, ",") + `]}`)
 }
 
-func user(i int) map[string]any {
-	result := map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%04d", i), "content": prose(i, 3600)}
+func user(i int) json.RawMessage {
+	cc := ""
 	if i == Turns-1 {
-		result["cache_control"] = map[string]any{"type": "ephemeral"}
+		cc = `,"cache_control":{"type":"ephemeral"}`
 	}
-	return map[string]any{"role": "user", "content": []any{result}}
+	return json.RawMessage(fmt.Sprintf(`{"role":"user","content":[{"tool_use_id":"toolu_%04d","type":"tool_result","content":%s%s}]}`, i, str(prose(i, 3600)), cc))
 }
-
