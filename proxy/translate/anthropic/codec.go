@@ -51,18 +51,6 @@ func isNull(raw json.RawMessage) bool {
 	return true
 }
 
-// firstByte is the first non-space byte of raw, 0 when there is none.
-func firstByte(raw json.RawMessage) byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		return c
-	}
-	return 0
-}
-
 // cacheControl returns raw, or nil when it is missing or null.
 func cacheControl(raw json.RawMessage) json.RawMessage {
 	if isNull(raw) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
@@ -14,16 +15,12 @@ import (
 // prompt cache, so the decoder drops it.
 const billingPrefix = "x-anthropic-billing-header:"
 
-// DecodeRequest reads a Messages API request body.
+// DecodeRequest reads a Messages API request body in one pass
+// (conv.Reader): Claude Code's bodies are 100 KB and more, and nested
+// json.Unmarshal calls walked each text several times (bench/NOTES.md,
+// "Request decoding").
 func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, fmt.Errorf("anthropic request: %w", err)
-	}
-	if top == nil {
-		return nil, errors.New("anthropic request: the body is not a JSON object")
-	}
-	d := &requestDecoder{top: top, r: &conv.Request{From: Protocol}}
+	d := &requestDecoder{rd: conv.NewReader(body), r: &conv.Request{From: Protocol}}
 	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("anthropic request: %w", err)
 	}
@@ -33,105 +30,207 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	return d.r, nil
 }
 
-// requestDecoder takes the members it models out of top; what is left
-// becomes Extra.
+// Buckets of Dropped: what the decoder leaves out is named in this order
+// whatever the order of the body's members.
+const (
+	dropSystem = iota
+	dropMessages
+	dropTools
+	dropToolChoice
+	dropBuckets
+)
+
+// requestDecoder reads the body's members as they come; what depends on
+// another member (the system text, the named tool choice, thinking) is
+// put together when the body has been read.
 type requestDecoder struct {
-	top map[string]json.RawMessage
-	r   *conv.Request
+	rd *conv.Reader
+	r  *conv.Request
+
+	system      []conv.Part // the system member
+	leading     []conv.Part // system messages before the first other one
+	sawMessages bool
+	toolChoice  *wireToolChoice
+	thinking    struct {
+		Type         string
+		BudgetTokens int64
+	}
+	effort string
+	drops  [dropBuckets][]string
+	bucket int
+	// errs holds, by member name, why the last occurrence of a member was
+	// refused; they are returned once the whole body is known to be JSON,
+	// in the order of errOrder (the order they were checked in before the
+	// decoder read in one pass), so a later duplicate member replaces an
+	// earlier one's error as it replaces its value.
+	errs map[string]error
+}
+
+var errOrder = []string{
+	"model", "stream", "max_tokens", "temperature", "top_p", "stop_sequences",
+	"system", "messages", "tools", "tool_choice", "thinking", "output_config", "metadata",
 }
 
 func (d *requestDecoder) decode() error {
-	r := d.r
-	if err := d.scalars(); err != nil {
-		return err
-	}
-	if raw, ok := d.take("system"); ok {
-		parts, err := d.systemParts(raw)
-		if err != nil {
-			return fmt.Errorf("system: %w", err)
+	if d.rd.Kind() == 'n' {
+		if err := d.rd.Skip(); err != nil {
+			return err
 		}
-		r.System = parts
+		return errors.New("the body is not a JSON object")
 	}
-	raw, ok := d.take("messages")
-	if !ok {
-		return errors.New("messages: missing")
-	}
-	if err := d.messages(raw); err != nil {
+	if err := d.rd.Object(d.checked); err != nil {
 		return err
 	}
-	if err := d.tools(); err != nil {
+	if err := d.rd.End(); err != nil {
 		return err
 	}
-	if err := d.reasoning(); err != nil {
-		return err
+	err := d.finish()
+	for _, name := range errOrder {
+		if name == "messages" && !d.sawMessages {
+			return errors.New("messages: missing")
+		}
+		if name == "tool_choice" && d.errs[name] == nil && err != nil {
+			return err
+		}
+		if d.errs[name] != nil {
+			return d.errs[name]
+		}
 	}
-	if err := d.metadata(); err != nil {
-		return err
-	}
-	d.extra()
 	return nil
 }
 
-// take removes member name from top and returns it, unless it is missing
-// or null.
-func (d *requestDecoder) take(name string) (json.RawMessage, bool) {
-	raw, ok := d.top[name]
-	if !ok {
-		return nil, false
-	}
-	delete(d.top, name)
-	return raw, !isNull(raw)
-}
-
-// field decodes member name into dst when it is present.
-func (d *requestDecoder) field(name string, dst any) error {
-	raw, ok := d.take(name)
-	if !ok {
+// checked reads one top-level member; a member it refuses is skipped (and
+// so checked to be JSON) and its error kept for the end.
+func (d *requestDecoder) checked(key []byte) error {
+	name := string(key)
+	m := d.rd.Mark()
+	err := d.member(name)
+	if err == nil {
+		delete(d.errs, name)
 		return nil
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	d.rd.Rewind(m)
+	if serr := d.rd.Skip(); serr != nil {
+		return serr // not JSON: that is the body's error
+	}
+	if d.errs == nil {
+		d.errs = make(map[string]error)
+	}
+	d.errs[name] = err
+	return nil
+}
+
+// finish puts together what the members read left for the end.
+func (d *requestDecoder) finish() error {
+	r := d.r
+	r.System = d.system
+	if len(d.leading) > 0 {
+		r.System = append(r.System, d.leading...)
+	}
+	switch d.thinking.Type {
+	case "enabled":
+		r.Reasoning.Enabled, r.Reasoning.BudgetTokens = true, d.thinking.BudgetTokens
+	case "adaptive":
+		r.Reasoning.Enabled = true
+	}
+	r.Reasoning.Effort = d.effort
+	d.bucket = dropToolChoice
+	err := d.choice()
+	for _, b := range d.drops {
+		for _, w := range b {
+			if !slices.Contains(r.Dropped, w) {
+				r.Dropped = append(r.Dropped, w)
+			}
+		}
+	}
+	return err
+}
+
+// member reads one top-level member. Names match exactly: a member of
+// another spelling is not modeled and travels in Extra.
+func (d *requestDecoder) member(name string) error {
+	rd, r := d.rd, d.r
+	var err error
+	switch name {
+	case "model":
+		err = rd.String(&r.Model)
+	case "stream":
+		err = rd.Bool(&r.Stream)
+	case "max_tokens":
+		err = rd.Int64(&r.MaxTokens)
+	case "temperature":
+		err = rd.Float64(&r.Temperature)
+	case "top_p":
+		err = rd.Float64(&r.TopP)
+	case "stop_sequences":
+		err = rd.Strings(&r.Stop)
+	case "system":
+		d.bucket = dropSystem
+		d.drops[dropSystem] = nil
+		d.system, err = d.systemParts()
+	case "messages":
+		d.bucket = dropMessages
+		return d.messages()
+	case "tools":
+		d.bucket = dropTools
+		return d.tools()
+	case "tool_choice":
+		d.toolChoice = nil
+		err = d.readToolChoice()
+	case "thinking", "output_config":
+		err = d.split(name)
+	case "metadata":
+		err = d.metadata()
+	default:
+		return d.extra(name)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
 
-func (d *requestDecoder) scalars() error {
-	r := d.r
-	for _, f := range []struct {
-		name string
-		dst  any
-	}{
-		{"model", &r.Model},
-		{"stream", &r.Stream},
-		{"max_tokens", &r.MaxTokens},
-		{"temperature", &r.Temperature},
-		{"top_p", &r.TopP},
-		{"stop_sequences", &r.Stop},
-	} {
-		if err := d.field(f.name, f.dst); err != nil {
-			return err
-		}
+// extra keeps a member the decoder does not model (top_k,
+// context_management, service_tier, …), raw; a null is left out.
+func (d *requestDecoder) extra(name string) error {
+	raw, err := d.rd.Raw()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
+	d.setExtra(name, raw)
 	return nil
+}
+
+func (d *requestDecoder) setExtra(name string, raw json.RawMessage) {
+	if isNull(raw) {
+		delete(d.r.Extra, name)
+		return
+	}
+	if d.r.Extra == nil {
+		d.r.Extra = make(map[string]json.RawMessage)
+	}
+	d.r.Extra[name] = raw
 }
 
 // drop names something left out, once.
 func (d *requestDecoder) drop(what string) {
-	for _, w := range d.r.Dropped {
-		if w == what {
-			return
-		}
+	b := &d.drops[d.bucket]
+	if !slices.Contains(*b, what) {
+		*b = append(*b, what)
 	}
-	d.r.Dropped = append(d.r.Dropped, what)
 }
 
 // systemParts reads system text: a string or text blocks, without
 // Claude Code's billing line.
-func (d *requestDecoder) systemParts(raw json.RawMessage) ([]conv.Part, error) {
-	parts, err := d.content(raw)
+func (d *requestDecoder) systemParts() ([]conv.Part, error) {
+	parts, err := d.content()
 	if err != nil {
 		return nil, err
 	}
+	return d.systemOnly(parts), nil
+}
+
+func (d *requestDecoder) systemOnly(parts []conv.Part) []conv.Part {
 	out := parts[:0]
 	for _, p := range parts {
 		switch {
@@ -142,216 +241,106 @@ func (d *requestDecoder) systemParts(raw json.RawMessage) ([]conv.Part, error) {
 			out = append(out, p)
 		}
 	}
-	return out, nil
-}
-
-type wireMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	return out
 }
 
 // messages reads the turns. System messages before the first other one
 // join Request.System; later ones stay as RoleSystem messages.
-func (d *requestDecoder) messages(raw json.RawMessage) error {
-	var msgs []wireMessage
-	if err := json.Unmarshal(raw, &msgs); err != nil {
-		return fmt.Errorf("messages: %w", err)
+func (d *requestDecoder) messages() error {
+	d.drops[dropMessages], d.leading = nil, nil
+	if null, err := d.rd.Null(); null || err != nil {
+		d.sawMessages, d.r.Messages = false, nil
+		return err
 	}
-	d.r.Messages = make([]conv.Message, 0, len(msgs))
-	for i, m := range msgs {
-		var role conv.Role
-		switch m.Role {
-		case "user":
-			role = conv.RoleUser
-		case "assistant":
-			role = conv.RoleAssistant
-		case "system":
-			role = conv.RoleSystem
-		default:
-			return fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
-		}
-		var parts []conv.Part
+	d.sawMessages = true
+	d.r.Messages = []conv.Message{}
+	if d.rd.Kind() != '[' {
+		return fmt.Errorf("messages: %w", d.rd.Array(nil))
+	}
+	return d.rd.Array(d.message)
+}
+
+func (d *requestDecoder) message(i int) error {
+	var role string
+	var parts []conv.Part
+	var field func(key []byte) error
+	field = func(key []byte) error {
 		var err error
-		if role == conv.RoleSystem {
-			parts, err = d.systemParts(m.Content)
-		} else {
-			parts, err = d.content(m.Content)
+		switch string(key) {
+		case "role":
+			err = d.rd.String(&role)
+		case "content":
+			parts, err = d.content()
+		default:
+			if f, ok := conv.FoldKey(key); ok {
+				return field(f)
+			}
+			return d.rd.Skip()
 		}
 		if err != nil {
-			return fmt.Errorf("messages[%d]: %w", i, err)
+			return fmt.Errorf("messages[%d]: %s: %w", i, key, err)
 		}
-		switch {
-		case len(parts) == 0:
-		case role == conv.RoleSystem && len(d.r.Messages) == 0:
-			d.r.System = append(d.r.System, parts...)
-		default:
-			d.r.Messages = append(d.r.Messages, conv.Message{Role: role, Parts: parts})
-		}
+		return nil
+	}
+	if k := d.rd.Kind(); k != '{' && k != 'n' {
+		return fmt.Errorf("messages[%d]: %w", i, d.rd.Object(nil))
+	}
+	if err := d.rd.Object(field); err != nil {
+		return err
+	}
+	return d.addMessage(i, role, parts)
+}
+
+func (d *requestDecoder) addMessage(i int, role string, parts []conv.Part) error {
+	var rl conv.Role
+	switch role {
+	case "user":
+		rl = conv.RoleUser
+	case "assistant":
+		rl = conv.RoleAssistant
+	case "system":
+		rl = conv.RoleSystem
+		parts = d.systemOnly(parts)
+	default:
+		return fmt.Errorf("messages[%d]: unknown role %q", i, role)
+	}
+	switch {
+	case len(parts) == 0:
+	case rl == conv.RoleSystem && len(d.r.Messages) == 0:
+		d.leading = append(d.leading, parts...)
+	default:
+		d.r.Messages = append(d.r.Messages, conv.Message{Role: rl, Parts: parts})
 	}
 	return nil
 }
 
-// content reads a message's content: a string or an array of blocks.
-// Empty text is left out.
-func (d *requestDecoder) content(raw json.RawMessage) ([]conv.Part, error) {
-	switch firstByte(raw) {
-	case 0, 'n':
-		return nil, nil
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		if s == "" {
-			return nil, nil
-		}
-		return []conv.Part{{Kind: conv.PartText, Text: s}}, nil
-	case '[':
-	default:
-		return nil, errors.New("content is neither a string nor an array of blocks")
-	}
-	var blocks []wireBlock
-	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return nil, err
-	}
-	parts := make([]conv.Part, 0, len(blocks))
-	for _, b := range blocks {
-		p, ok, err := d.block(&b)
-		if err != nil {
-			return nil, fmt.Errorf("%s block: %w", b.Type, err)
-		}
-		if ok {
-			parts = append(parts, p)
-		}
-	}
-	return parts, nil
-}
-
-// block turns one content block into a part; ok is false for a block
-// left out (empty text, or a type no other protocol has, named in Dropped).
-func (d *requestDecoder) block(b *wireBlock) (p conv.Part, ok bool, err error) {
-	p.CacheControl = cacheControl(b.CacheControl)
-	switch b.Type {
-	case "text":
-		p.Kind, p.Text = conv.PartText, b.Text
-		return p, b.Text != "", nil
-	case "image":
-		p.Kind = conv.PartImage
-		return p, d.source(&p, b, "image"), nil
-	case "document":
-		p.Kind, p.Filename = conv.PartDocument, b.Title
-		return p, d.source(&p, b, "document"), nil
-	case "tool_use":
-		p.Kind, p.CallID, p.Name, p.Args = conv.PartToolCall, b.ID, b.Name, conv.CanonicalArgs(string(b.Input))
-		return p, true, nil
-	case "tool_result":
-		p.Kind, p.CallID, p.IsError = conv.PartToolResult, b.ToolUseID, b.IsError
-		p.Content, err = d.resultContent(b.Content)
-		return p, err == nil, err
-	case "thinking":
-		p.Kind, p.Text, p.Signature = conv.PartReasoning, b.Thinking, b.Signature
-		return p, true, nil
-	case "redacted_thinking":
-		p.Kind, p.Redacted = conv.PartReasoning, b.Data
-		return p, b.Data != "", nil
-	}
-	d.drop(b.Type + " block")
-	return p, false, nil
-}
-
-// source fills an image's or a document's data from its source; false
-// when the source is one no other protocol can take (a Files API id).
-func (d *requestDecoder) source(p *conv.Part, b *wireBlock, what string) bool {
-	s := b.Source
-	if s == nil {
-		d.drop(what + " without a source")
-		return false
-	}
-	switch s.Type {
-	case "base64":
-		p.MediaType, p.Data = s.MediaType, s.Data
-		return s.Data != ""
-	case "url":
-		p.URL = s.URL
-		return s.URL != ""
-	case "text":
-		if what == "document" {
-			p.MediaType, p.Text = "text/plain", s.Data
-			return s.Data != ""
-		}
-	case "content":
-		if what == "document" {
-			p.MediaType, p.Text = "text/plain", d.joinedText(s.Content)
-			return p.Text != ""
-		}
-	}
-	d.drop(what + " source " + s.Type)
-	return false
-}
-
-// joinedText is the text of a content document's content: a string or
-// text blocks, joined by blank lines.
-func (d *requestDecoder) joinedText(raw json.RawMessage) string {
-	parts, err := d.content(raw)
-	if err != nil {
-		return ""
-	}
-	var texts []string
-	for _, p := range parts {
-		if p.Kind == conv.PartText {
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n\n")
-}
-
-// resultContent reads a tool result's content: a string or text and image
-// blocks (documents too, which the neutral model can carry).
-func (d *requestDecoder) resultContent(raw json.RawMessage) ([]conv.Part, error) {
-	parts, err := d.content(raw)
-	if err != nil {
-		return nil, err
-	}
-	out := parts[:0]
-	for _, p := range parts {
-		switch p.Kind {
-		case conv.PartText, conv.PartImage, conv.PartDocument:
-			out = append(out, p)
-		default:
-			d.drop("tool_result " + p.Kind.String())
-		}
-	}
-	return out, nil
-}
-
 type wireTool struct {
-	Type         string          `json:"type"`
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"input_schema"`
-	Strict       *bool           `json:"strict"`
-	CacheControl json.RawMessage `json:"cache_control"`
+	Type, Name, Description   string
+	InputSchema, CacheControl json.RawMessage
+	Strict                    *bool
 }
 
 type wireToolChoice struct {
-	Type                   string `json:"type"`
-	Name                   string `json:"name"`
-	DisableParallelToolUse *bool  `json:"disable_parallel_tool_use"`
+	Type, Name             string
+	DisableParallelToolUse *bool
 }
 
-// tools reads the tool definitions and tool_choice. Server tools
-// (web_search_20250305, bash_20250124, text_editor_…) run at Anthropic and
-// exist nowhere else: they are dropped. A choice naming a dropped tool is
-// dropped with it.
+// tools reads the tool definitions. Server tools (web_search_20250305,
+// bash_20250124, text_editor_…) run at Anthropic and exist nowhere else:
+// they are dropped.
 func (d *requestDecoder) tools() error {
-	var tools []wireTool
-	if err := d.field("tools", &tools); err != nil {
-		return err
+	d.drops[dropTools], d.r.Tools = nil, nil
+	if k := d.rd.Kind(); k != '[' && k != 'n' {
+		return fmt.Errorf("tools: %w", d.rd.Array(nil))
 	}
-	for i, t := range tools {
+	return d.rd.Array(func(i int) error {
+		var t wireTool
+		if err := d.readTool(&t); err != nil {
+			return fmt.Errorf("tools: %w", err)
+		}
 		if t.Type != "" && t.Type != "custom" {
 			d.drop(t.Type + " tool")
-			continue
+			return nil
 		}
 		if t.Name == "" {
 			return fmt.Errorf("tools[%d]: no name", i)
@@ -360,10 +349,85 @@ func (d *requestDecoder) tools() error {
 			Kind: conv.ToolFunction, Name: t.Name, Description: t.Description,
 			Schema: conv.Schema(t.InputSchema), Strict: t.Strict, CacheControl: cacheControl(t.CacheControl),
 		})
+		return nil
+	})
+}
+
+func (d *requestDecoder) readTool(t *wireTool) error {
+	rd := d.rd
+	var field func(key []byte) error
+	field = func(key []byte) (err error) {
+		switch string(key) {
+		case "type":
+			return rd.String(&t.Type)
+		case "name":
+			return rd.String(&t.Name)
+		case "description":
+			return rd.String(&t.Description)
+		case "input_schema":
+			t.InputSchema, err = rd.Raw()
+			return err
+		case "strict":
+			return boolPtr(rd, &t.Strict)
+		case "cache_control":
+			t.CacheControl, err = rd.Raw()
+			return err
+		}
+		if f, ok := conv.FoldKey(key); ok {
+			return field(f)
+		}
+		return rd.Skip()
 	}
-	var tc *wireToolChoice
-	if err := d.field("tool_choice", &tc); err != nil || tc == nil {
+	return rd.Object(field)
+}
+
+// boolPtr reads a boolean into a new *dst; a null sets *dst to nil.
+func boolPtr(rd *conv.Reader, dst **bool) error {
+	if null, err := rd.Null(); null || err != nil {
+		*dst = nil
 		return err
+	}
+	var b bool
+	if err := rd.Bool(&b); err != nil {
+		return err
+	}
+	*dst = &b
+	return nil
+}
+
+func (d *requestDecoder) readToolChoice() error {
+	if null, err := d.rd.Null(); null || err != nil {
+		return err
+	}
+	tc := &wireToolChoice{}
+	var field func(key []byte) error
+	field = func(key []byte) error {
+		switch string(key) {
+		case "type":
+			return d.rd.String(&tc.Type)
+		case "name":
+			return d.rd.String(&tc.Name)
+		case "disable_parallel_tool_use":
+			return boolPtr(d.rd, &tc.DisableParallelToolUse)
+		}
+		if f, ok := conv.FoldKey(key); ok {
+			return field(f)
+		}
+		return d.rd.Skip()
+	}
+	if err := d.rd.Object(field); err != nil {
+		return err
+	}
+	d.toolChoice = tc
+	return nil
+}
+
+// choice applies tool_choice, once the tools are known: a choice naming a
+// dropped tool is dropped with it.
+func (d *requestDecoder) choice() error {
+	tc := d.toolChoice
+	if tc == nil {
+		return nil
 	}
 	if tc.DisableParallelToolUse != nil {
 		d.r.ParallelToolCalls = ptr(!*tc.DisableParallelToolUse)
@@ -397,84 +461,4 @@ func (d *requestDecoder) hasTool(name string) bool {
 		}
 	}
 	return false
-}
-
-// reasoning reads thinking and output_config.effort. What else those two
-// objects hold (thinking.display, output_config.format, …) stays in Extra
-// under their names, for an Anthropic upstream.
-func (d *requestDecoder) reasoning() error {
-	var th struct {
-		Type         string `json:"type"`
-		BudgetTokens int64  `json:"budget_tokens"`
-	}
-	if err := d.split("thinking", &th, "type", "budget_tokens"); err != nil {
-		return err
-	}
-	switch th.Type {
-	case "enabled":
-		d.r.Reasoning.Enabled, d.r.Reasoning.BudgetTokens = true, th.BudgetTokens
-	case "adaptive":
-		d.r.Reasoning.Enabled = true
-	}
-	var oc struct {
-		Effort string `json:"effort"`
-	}
-	if err := d.split("output_config", &oc, "effort"); err != nil {
-		return err
-	}
-	d.r.Reasoning.Effort = oc.Effort
-	return nil
-}
-
-// split decodes object member name into dst and leaves in top only its
-// members other than the modeled ones (or nothing, when none are left).
-func (d *requestDecoder) split(name string, dst any, modeled ...string) error {
-	raw, ok := d.take(name)
-	if !ok {
-		return nil
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	for _, m := range modeled {
-		delete(obj, m)
-	}
-	if len(obj) > 0 {
-		d.top[name] = conv.Marshal(obj)
-	}
-	return nil
-}
-
-// metadata reads metadata.user_id as User; metadata itself stays in Extra.
-func (d *requestDecoder) metadata() error {
-	raw, ok := d.top["metadata"]
-	if !ok || isNull(raw) {
-		return nil
-	}
-	var md struct {
-		UserID string `json:"user_id"`
-	}
-	if err := json.Unmarshal(raw, &md); err != nil {
-		return fmt.Errorf("metadata: %w", err)
-	}
-	d.r.User = md.UserID
-	return nil
-}
-
-// extra keeps the members left in top (top_k, context_management,
-// service_tier, …), nulls excepted.
-func (d *requestDecoder) extra() {
-	for k, v := range d.top {
-		if isNull(v) {
-			continue
-		}
-		if d.r.Extra == nil {
-			d.r.Extra = make(map[string]json.RawMessage, len(d.top))
-		}
-		d.r.Extra[k] = v
-	}
 }

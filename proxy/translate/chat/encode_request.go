@@ -247,17 +247,11 @@ func encodeMessages(r *conv.Request) ([]outMessage, error) {
 
 // joinNonEmpty joins the non-empty strings of ss by blank lines.
 func joinNonEmpty(ss []string) string {
-	var b strings.Builder
+	var j joiner
 	for _, s := range ss {
-		if s == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(s)
+		j.add(s)
 	}
-	return b.String()
+	return j.String()
 }
 
 // joinText is the text parts of parts joined by blank lines.
@@ -265,16 +259,44 @@ func joinText(parts []conv.Part) string { return joinKind(parts, conv.PartText) 
 
 // joinKind is the Text of the parts of kind k joined by blank lines.
 func joinKind(parts []conv.Part, k conv.PartKind) string {
-	var b strings.Builder
+	var j joiner
 	for i := range parts {
-		if p := &parts[i]; p.Kind == k && p.Text != "" {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(p.Text)
+		if p := &parts[i]; p.Kind == k {
+			j.add(p.Text)
 		}
 	}
-	return b.String()
+	return j.String()
+}
+
+// joiner joins non-empty texts by blank lines. A single text, the usual
+// case, is the result as it is: a 100 KB tool result is not copied.
+type joiner struct {
+	first string
+	n     int
+	b     strings.Builder
+}
+
+func (j *joiner) add(s string) {
+	switch {
+	case s == "":
+		return
+	case j.n == 0:
+		j.first = s
+	case j.n == 1:
+		j.b.WriteString(j.first)
+		fallthrough
+	default:
+		j.b.WriteString("\n\n")
+		j.b.WriteString(s)
+	}
+	j.n++
+}
+
+func (j *joiner) String() string {
+	if j.n <= 1 {
+		return j.first
+	}
+	return j.b.String()
 }
 
 // assistantOut is an assistant turn: its text as content (left out, not
@@ -344,16 +366,11 @@ func appendUser(msgs []outMessage, parts []conv.Part, held []outMessage) ([]outM
 // other content (images) for the user message after it. A tool message
 // is never empty: a result without text says so.
 func toolResultOut(p *conv.Part) (text string, media []outPart, err error) {
-	var b strings.Builder
+	var b joiner
 	for i := range p.Content {
 		c := &p.Content[i]
 		if c.Kind == conv.PartText || (c.Kind == conv.PartDocument && c.Text != "") {
-			if c.Text != "" {
-				if b.Len() > 0 {
-					b.WriteString("\n\n")
-				}
-				b.WriteString(c.Text)
-			}
+			b.add(c.Text)
 			continue
 		}
 		op, ok, err := userPartOut(c)

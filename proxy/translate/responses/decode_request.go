@@ -7,117 +7,79 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
-// DecodeRequest reads a Responses request (Codex CLI, OpenAI SDK).
+// DecodeRequest reads a Responses request (Codex CLI, OpenAI SDK) in one
+// pass (conv.Reader; bench/NOTES.md, "Request decoding"), then translates
+// what it read in the order the members were always checked in, so the
+// order of Dropped and which error wins do not depend on the body's.
 func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
+	d := &requestDecoder{rd: conv.NewReader(body), r: &conv.Request{From: Protocol}}
+	if err := d.read(); err != nil {
 		return nil, fmt.Errorf("responses request: %w", err)
 	}
-	if raw == nil {
-		return nil, fmt.Errorf("responses request: the body is not a JSON object")
-	}
-	r := &conv.Request{From: Protocol}
-	if err := decodeScalars(raw, r); err != nil {
-		return nil, fmt.Errorf("responses request: %w", err)
-	}
-	if err := decodeTools(raw, r); err != nil {
-		return nil, fmt.Errorf("responses request: %w", err)
-	}
-	if err := decodeToolChoice(raw, r); err != nil {
-		return nil, fmt.Errorf("responses request: tool_choice: %w", err)
-	}
-	if err := decodeInstructions(raw, r); err != nil {
-		return nil, fmt.Errorf("responses request: instructions: %w", err)
-	}
-	if err := decodeInput(raw, r); err != nil {
+	r := d.r
+	if err := d.translate(); err != nil {
 		return nil, fmt.Errorf("responses request: %w", err)
 	}
 	if err := r.CheckCalls(); err != nil {
 		return nil, fmt.Errorf("responses request: %w", err)
 	}
-	for k, v := range raw {
+	for k, v := range d.extra {
 		if r.Extra == nil {
-			r.Extra = make(map[string]json.RawMessage, len(raw))
+			r.Extra = make(map[string]json.RawMessage, len(d.extra))
 		}
 		r.Extra[k] = v
 	}
 	return r, nil
 }
 
-// take decodes member key of raw into v and removes it, reporting whether
-// it was there (JSON null counts as missing).
-func take(raw map[string]json.RawMessage, key string, v any) (bool, error) {
-	m, ok := raw[key]
-	if !ok {
-		return false, nil
-	}
-	delete(raw, key)
-	if isNull(m) {
-		return false, nil
-	}
-	if err := json.Unmarshal(m, v); err != nil {
-		return false, fmt.Errorf("%s: %w", key, err)
-	}
-	return true, nil
-}
-
-// decodeScalars reads the members that map one to one.
-func decodeScalars(raw map[string]json.RawMessage, r *conv.Request) error {
-	var reasoning struct {
-		Effort  *string `json:"effort"`
-		Summary string  `json:"summary"`
-	}
-	for _, m := range []struct {
-		key string
-		v   any
-	}{
-		{"model", &r.Model},
-		{"stream", &r.Stream},
-		{"parallel_tool_calls", &r.ParallelToolCalls},
-		{"max_output_tokens", &r.MaxTokens},
-		{"temperature", &r.Temperature},
-		{"top_p", &r.TopP},
-		{"user", &r.User},
-		{"prompt_cache_key", &r.PromptCacheKey},
-		{"previous_response_id", &r.PreviousResponseID},
-		{"reasoning", &reasoning},
-	} {
-		if _, err := take(raw, m.key, m.v); err != nil {
+// translate turns what read kept into the request, member by member.
+func (d *requestDecoder) translate() error {
+	r := d.r
+	for _, name := range memberOrder {
+		if err := d.errs[name]; err != nil {
 			return err
 		}
-	}
-	r.Reasoning.Summary = reasoning.Summary
-	if reasoning.Effort != nil {
-		r.Reasoning.Effort = *reasoning.Effort
-		r.Reasoning.Enabled = *reasoning.Effort != "none"
+		var err error
+		switch name {
+		case "reasoning":
+			r.Reasoning.Summary = d.reasoning.Summary
+			if e := d.reasoning.Effort; e != nil {
+				r.Reasoning.Effort, r.Reasoning.Enabled = *e, *e != "none"
+			}
+		case "tools":
+			err = decodeTools(d.tools, r)
+		case "tool_choice":
+			if err = decodeToolChoice(d.choice, r); err != nil {
+				err = fmt.Errorf("tool_choice: %w", err)
+			}
+		case "instructions":
+			if err = decodeInstructions(d.instructions, r); err != nil {
+				err = fmt.Errorf("instructions: %w", err)
+			}
+		case "input":
+			err = decodeInput(d.input, r)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // decodeInstructions reads instructions into System: a string, or
 // (leniently) an array of message items whose texts are taken in order.
-func decodeInstructions(raw map[string]json.RawMessage, r *conv.Request) error {
-	m, ok := raw["instructions"]
-	if !ok {
+func decodeInstructions(in *itemsOrText, r *conv.Request) error {
+	if in == nil {
 		return nil
 	}
-	delete(raw, "instructions")
-	if isNull(m) {
-		return nil
-	}
-	var s string
-	if json.Unmarshal(m, &s) == nil {
-		if s != "" {
-			r.System = append(r.System, conv.Part{Kind: conv.PartText, Text: s})
+	if in.isText {
+		if in.text != "" {
+			r.System = append(r.System, conv.Part{Kind: conv.PartText, Text: in.text})
 		}
 		return nil
 	}
-	var items []wireItem
-	if err := json.Unmarshal(m, &items); err != nil {
-		return fmt.Errorf("neither a string nor an array of messages: %w", err)
-	}
-	for _, it := range items {
-		parts, err := contentParts(it.Content, &r.Dropped)
+	for i := range in.items {
+		parts, err := in.items[i].content.parts(&r.Dropped)
 		if err != nil {
 			return err
 		}
@@ -140,29 +102,19 @@ func textsOnly(parts []conv.Part, dropped *[]string) []conv.Part {
 }
 
 // decodeInput reads input: a string (one user message) or an array of items.
-func decodeInput(raw map[string]json.RawMessage, r *conv.Request) error {
-	m, ok := raw["input"]
-	if !ok {
+func decodeInput(in *itemsOrText, r *conv.Request) error {
+	if in == nil {
 		return nil
 	}
-	delete(raw, "input")
-	if isNull(m) {
-		return nil
-	}
-	var s string
-	if json.Unmarshal(m, &s) == nil {
-		if s != "" {
-			r.Messages = append(r.Messages, conv.Message{Role: conv.RoleUser, Parts: []conv.Part{{Kind: conv.PartText, Text: s}}})
+	if in.isText {
+		if in.text != "" {
+			r.Messages = append(r.Messages, conv.Message{Role: conv.RoleUser, Parts: []conv.Part{{Kind: conv.PartText, Text: in.text}}})
 		}
 		return nil
 	}
-	var items []wireItem
-	if err := json.Unmarshal(m, &items); err != nil {
-		return fmt.Errorf("input is neither a string nor an array of items: %w", err)
-	}
 	b := inputBuilder{r: r, leading: true}
-	for i := range items {
-		if err := b.add(&items[i]); err != nil {
+	for i := range in.items {
+		if err := b.add(in.items[i]); err != nil {
 			return fmt.Errorf("input[%d]: %w", i, err)
 		}
 	}
@@ -188,7 +140,8 @@ type inputBuilder struct {
 }
 
 // add translates one input item.
-func (b *inputBuilder) add(it *wireItem) error {
+func (b *inputBuilder) add(ri *reqItem) error {
+	it := &ri.wireItem
 	typ := it.Type
 	if typ == "" && it.Role != "" {
 		typ = "message"
@@ -198,17 +151,17 @@ func (b *inputBuilder) add(it *wireItem) error {
 	}
 	switch typ {
 	case "message":
-		return b.message(it)
+		return b.message(ri)
 	case "reasoning":
-		if p := reasoningPart(it, true); !isEmptyReasoning(p) {
+		if p := reasoningPartText(it, ri.reasoningText(), true); !isEmptyReasoning(p) {
 			b.append(groupAssistant, conv.RoleAssistant, p)
 		}
 	case "function_call", "custom_tool_call":
-		b.append(groupAssistant, conv.RoleAssistant, callPart(it))
+		b.append(groupAssistant, conv.RoleAssistant, callPartArgs(it, ri.args))
 	case "function_call_output", "custom_tool_call_output":
-		content, err := toolOutputParts(it.Output, &b.r.Dropped)
+		content, err := ri.output.parts(&b.r.Dropped)
 		if err != nil {
-			return err
+			return fmt.Errorf("tool output: %w", err)
 		}
 		b.append(groupToolOutputs, conv.RoleUser, conv.Part{Kind: conv.PartToolResult, CallID: it.CallID, Content: content})
 	case "":
@@ -220,8 +173,9 @@ func (b *inputBuilder) add(it *wireItem) error {
 }
 
 // message translates a message item (or a role-only item).
-func (b *inputBuilder) message(it *wireItem) error {
-	parts, err := contentParts(it.Content, &b.r.Dropped)
+func (b *inputBuilder) message(ri *reqItem) error {
+	it := &ri.wireItem
+	parts, err := ri.content.parts(&b.r.Dropped)
 	if err != nil {
 		return err
 	}
@@ -279,11 +233,7 @@ type wireTool struct {
 
 // decodeTools reads tools: functions and custom tools as they are,
 // namespaces flattened, hosted tools dropped.
-func decodeTools(raw map[string]json.RawMessage, r *conv.Request) error {
-	var tools []wireTool
-	if _, err := take(raw, "tools", &tools); err != nil {
-		return err
-	}
+func decodeTools(tools []wireTool, r *conv.Request) error {
 	var nsDesc map[string]string
 	for i, t := range tools {
 		if t.Type != "namespace" {
@@ -342,19 +292,20 @@ func addTool(r *conv.Request, t wireTool, ns string) error {
 	return nil
 }
 
+// wireToolChoice is tool_choice as read: a mode string or a named tool.
+type wireToolChoice struct {
+	isText           bool
+	text             string
+	Type, Name, Mode string
+}
+
 // decodeToolChoice reads tool_choice: a mode string or a named tool.
-func decodeToolChoice(raw map[string]json.RawMessage, r *conv.Request) error {
-	m, ok := raw["tool_choice"]
-	if !ok {
+func decodeToolChoice(c *wireToolChoice, r *conv.Request) error {
+	if c == nil {
 		return nil
 	}
-	delete(raw, "tool_choice")
-	if isNull(m) {
-		return nil
-	}
-	var s string
-	if json.Unmarshal(m, &s) == nil {
-		switch s {
+	if c.isText {
+		switch c.text {
 		case "auto":
 			r.ToolChoice.Mode = conv.ChoiceAuto
 		case "none":
@@ -362,17 +313,9 @@ func decodeToolChoice(raw map[string]json.RawMessage, r *conv.Request) error {
 		case "required":
 			r.ToolChoice.Mode = conv.ChoiceAny
 		default:
-			return fmt.Errorf("%q is not auto, none or required", s)
+			return fmt.Errorf("%q is not auto, none or required", c.text)
 		}
 		return nil
-	}
-	var c struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-		Mode string `json:"mode"`
-	}
-	if err := json.Unmarshal(m, &c); err != nil {
-		return err
 	}
 	switch c.Type {
 	case "function", "custom":

@@ -71,6 +71,12 @@ func contentParts(raw json.RawMessage, dropped *[]string) ([]conv.Part, error) {
 	if err := json.Unmarshal(raw, &wps); err != nil {
 		return nil, fmt.Errorf("content is neither a string nor an array of parts: %w", err)
 	}
+	return partsOf(wps, dropped)
+}
+
+// partsOf translates content parts; dropped collects the part types that
+// cannot be translated.
+func partsOf(wps []wirePart, dropped *[]string) ([]conv.Part, error) {
 	parts := make([]conv.Part, 0, len(wps))
 	for _, wp := range wps {
 		p, ok, err := partOf(wp)
@@ -163,16 +169,6 @@ func mediaTypeOf(filename string) string {
 	return "application/pdf"
 }
 
-// toolOutputParts reads a function_call_output / custom_tool_call_output
-// output: a string, or an array of input_text / input_image / input_file.
-func toolOutputParts(raw json.RawMessage, dropped *[]string) ([]conv.Part, error) {
-	parts, err := contentParts(raw, dropped)
-	if err != nil {
-		return nil, fmt.Errorf("tool output: %w", err)
-	}
-	return parts, nil
-}
-
 // reasoningText is a reasoning item's text: its summaries joined by a blank
 // line, or its raw reasoning_text content when it has no summary.
 func reasoningText(it *wireItem) string {
@@ -209,7 +205,12 @@ func reasoningText(it *wireItem) string {
 // (fromClient) an encrypted_content carrying an Anthropic signature or
 // redacted thinking becomes Signature / Redacted again.
 func reasoningPart(it *wireItem, fromClient bool) conv.Part {
-	p := conv.Part{Kind: conv.PartReasoning, Text: reasoningText(it), ItemID: it.ID}
+	return reasoningPartText(it, reasoningText(it), fromClient)
+}
+
+// reasoningPartText is reasoningPart of an item whose text is known.
+func reasoningPartText(it *wireItem, text string, fromClient bool) conv.Part {
+	p := conv.Part{Kind: conv.PartReasoning, Text: text, ItemID: it.ID}
 	if it.Encrypted == nil {
 		return p
 	}
@@ -235,7 +236,10 @@ func isEmptyReasoning(p conv.Part) bool {
 }
 
 // callPart translates a function_call or custom_tool_call item.
-func callPart(it *wireItem) conv.Part {
+func callPart(it *wireItem) conv.Part { return callPartArgs(it, it.arguments()) }
+
+// callPartArgs is callPart of an item whose arguments text is known.
+func callPartArgs(it *wireItem, args string) conv.Part {
 	p := conv.Part{Kind: conv.PartToolCall, CallID: it.CallID, Name: flatName(it.Namespace, it.Name)}
 	if p.CallID == "" {
 		p.CallID = it.ID
@@ -243,7 +247,7 @@ func callPart(it *wireItem) conv.Part {
 	if it.Type == "custom_tool_call" {
 		p.Args = conv.CustomArgs(it.Input)
 	} else {
-		p.Args = conv.CanonicalArgs(it.arguments())
+		p.Args = conv.CanonicalArgs(args)
 	}
 	return p
 }

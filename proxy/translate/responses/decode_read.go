@@ -1,0 +1,452 @@
+package responses
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+)
+
+// memberOrder is the order the modeled members are translated and their
+// errors reported in, whatever the body's order.
+var memberOrder = []string{
+	"model", "stream", "parallel_tool_calls", "max_output_tokens", "temperature", "top_p", "user",
+	"prompt_cache_key", "previous_response_id", "reasoning", "tools", "tool_choice", "instructions", "input",
+}
+
+// requestDecoder reads a request body once into what DecodeRequest
+// translates.
+type requestDecoder struct {
+	rd        *conv.Reader
+	r         *conv.Request
+	reasoning struct {
+		Effort  *string
+		Summary string
+	}
+	tools        []wireTool
+	choice       *wireToolChoice
+	instructions *itemsOrText
+	input        *itemsOrText
+	extra        map[string]json.RawMessage
+	// errs holds, by member, why its last occurrence was refused; a
+	// later duplicate replaces it as it replaces the value.
+	errs map[string]error
+}
+
+// itemsOrText is input or instructions as read: a string or items.
+type itemsOrText struct {
+	isText bool
+	text   string
+	items  []*reqItem // each on its own: an item is large, and a growing slice of them would be copied
+}
+
+// reqItem is an input item as read, its content and output already
+// read into parts.
+type reqItem struct {
+	wireItem
+	content, output readContent
+	args            string
+}
+
+// readContent is a content or output member as read.
+type readContent struct {
+	isText, isArray bool
+	text            string
+	wps             []wirePart
+	err             error // neither a string nor an array of parts
+}
+
+func (d *requestDecoder) read() error {
+	rd := d.rd
+	if rd.Kind() == 'n' {
+		if err := rd.Skip(); err != nil {
+			return err
+		}
+		return errors.New("the body is not a JSON object")
+	}
+	if err := rd.Object(d.checked); err != nil {
+		return err
+	}
+	return rd.End()
+}
+
+// checked reads one top-level member; a member it refuses is skipped (and
+// so checked to be JSON) and its error kept for translate.
+func (d *requestDecoder) checked(key []byte) error {
+	name := string(key)
+	m := d.rd.Mark()
+	err := d.member(name)
+	if err == nil {
+		delete(d.errs, name)
+		return nil
+	}
+	d.rd.Rewind(m)
+	if serr := d.rd.Skip(); serr != nil {
+		return serr
+	}
+	if d.errs == nil {
+		d.errs = make(map[string]error)
+	}
+	d.errs[name] = err
+	return nil
+}
+
+func (d *requestDecoder) member(name string) error {
+	rd, r := d.rd, d.r
+	var err error
+	switch name {
+	case "model":
+		err = rd.String(&r.Model)
+	case "stream":
+		err = rd.Bool(&r.Stream)
+	case "parallel_tool_calls":
+		err = boolPtr(rd, &r.ParallelToolCalls)
+	case "max_output_tokens":
+		err = rd.Int64(&r.MaxTokens)
+	case "temperature":
+		err = rd.Float64(&r.Temperature)
+	case "top_p":
+		err = rd.Float64(&r.TopP)
+	case "user":
+		err = rd.String(&r.User)
+	case "prompt_cache_key":
+		err = rd.String(&r.PromptCacheKey)
+	case "previous_response_id":
+		err = rd.String(&r.PreviousResponseID)
+	case "reasoning":
+		err = d.readReasoning()
+	case "tools":
+		d.tools = nil
+		err = rd.Array(func(int) error {
+			var t wireTool
+			err := readTool(rd, &t)
+			d.tools = append(d.tools, t)
+			return err
+		})
+	case "tool_choice":
+		d.choice, err = readToolChoice(rd)
+	case "instructions":
+		if d.instructions, err = readItemsOrText(rd); err != nil {
+			return fmt.Errorf("instructions: neither a string nor an array of messages: %w", err)
+		}
+		return nil
+	case "input":
+		if d.input, err = readItemsOrText(rd); err != nil {
+			return fmt.Errorf("input is neither a string nor an array of items: %w", err)
+		}
+		return nil
+	default:
+		raw, err := rd.Raw()
+		if err != nil {
+			return err
+		}
+		if d.extra == nil {
+			d.extra = make(map[string]json.RawMessage)
+		}
+		d.extra[name] = raw
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// fields reads an object, calling member with each key, and again with
+// its lower-case form when member knows no key of that spelling (the
+// match encoding/json makes without regard to case); member reports
+// whether it read the value.
+func fields(rd *conv.Reader, member func(key string) (bool, error)) error {
+	return rd.Object(func(key []byte) error {
+		ok, err := member(string(key))
+		if f, folded := conv.FoldKey(key); !ok && err == nil && folded {
+			ok, err = member(string(f))
+		}
+		if !ok && err == nil {
+			err = rd.Skip()
+		}
+		return err
+	})
+}
+
+func boolPtr(rd *conv.Reader, dst **bool) error {
+	if null, err := rd.Null(); null || err != nil {
+		*dst = nil
+		return err
+	}
+	var b bool
+	if err := rd.Bool(&b); err != nil {
+		return err
+	}
+	*dst = &b
+	return nil
+}
+
+func (d *requestDecoder) readReasoning() error {
+	rd := d.rd
+	d.reasoning.Effort, d.reasoning.Summary = nil, ""
+	return fields(rd, func(key string) (bool, error) {
+		switch key {
+		case "effort":
+			if null, err := rd.Null(); null || err != nil {
+				d.reasoning.Effort = nil
+				return true, err
+			}
+			var s string
+			d.reasoning.Effort = &s
+			return true, rd.String(&s)
+		case "summary":
+			return true, rd.String(&d.reasoning.Summary)
+		}
+		return false, nil
+	})
+}
+
+func readTool(rd *conv.Reader, t *wireTool) error {
+	return fields(rd, func(key string) (ok bool, err error) {
+		switch key {
+		case "type":
+			return true, rd.String(&t.Type)
+		case "name":
+			return true, rd.String(&t.Name)
+		case "description":
+			return true, rd.String(&t.Description)
+		case "parameters":
+			t.Parameters, err = rd.Raw()
+			return true, err
+		case "strict":
+			return true, boolPtr(rd, &t.Strict)
+		case "format":
+			t.Format, err = rd.Raw()
+			return true, err
+		case "tools":
+			t.Tools = nil
+			return true, rd.Array(func(int) error {
+				var inner wireTool
+				err := readTool(rd, &inner)
+				t.Tools = append(t.Tools, inner)
+				return err
+			})
+		}
+		return false, nil
+	})
+}
+
+func readToolChoice(rd *conv.Reader) (*wireToolChoice, error) {
+	c := &wireToolChoice{}
+	switch rd.Kind() {
+	case 'n':
+		return nil, rd.Skip()
+	case '"':
+		c.isText = true
+		return c, rd.String(&c.text)
+	}
+	return c, fields(rd, func(key string) (bool, error) {
+		switch key {
+		case "type":
+			return true, rd.String(&c.Type)
+		case "name":
+			return true, rd.String(&c.Name)
+		case "mode":
+			return true, rd.String(&c.Mode)
+		}
+		return false, nil
+	})
+}
+
+func readItemsOrText(rd *conv.Reader) (*itemsOrText, error) {
+	v := &itemsOrText{}
+	switch rd.Kind() {
+	case 'n':
+		return nil, rd.Skip()
+	case '"':
+		v.isText = true
+		return v, rd.String(&v.text)
+	}
+	return v, rd.Array(func(int) error {
+		it := &reqItem{}
+		v.items = append(v.items, it)
+		return readItem(rd, it)
+	})
+}
+
+func readItem(rd *conv.Reader, it *reqItem) error {
+	return fields(rd, func(key string) (bool, error) {
+		switch key {
+		case "type":
+			return true, rd.String(&it.Type)
+		case "id":
+			return true, rd.String(&it.ID)
+		case "role":
+			return true, rd.String(&it.Role)
+		case "content":
+			return true, it.content.read(rd)
+		case "call_id":
+			return true, rd.String(&it.CallID)
+		case "name":
+			return true, rd.String(&it.Name)
+		case "namespace":
+			return true, rd.String(&it.Namespace)
+		case "arguments":
+			return true, readArgs(rd, &it.args)
+		case "input":
+			return true, rd.String(&it.Input)
+		case "output":
+			return true, it.output.read(rd)
+		case "summary":
+			return true, readTexts(rd, &it.Summary)
+		case "encrypted_content":
+			if null, err := rd.Null(); null || err != nil {
+				it.Encrypted = nil
+				return true, err
+			}
+			var s string
+			it.Encrypted = &s
+			return true, rd.String(&s)
+		}
+		return false, nil
+	})
+}
+
+// readArgs reads a function_call's arguments: a JSON string as the API
+// defines it, or (leniently) an object written inline, kept as its text.
+func readArgs(rd *conv.Reader, dst *string) error {
+	switch rd.Kind() {
+	case '"':
+		return rd.String(dst)
+	case 'n':
+		*dst = ""
+		return rd.Skip()
+	}
+	raw, err := rd.Raw()
+	*dst = string(raw)
+	return err
+}
+
+func readTexts(rd *conv.Reader, dst *[]wireText) error {
+	if null, err := rd.Null(); null || err != nil {
+		*dst = nil
+		return err
+	}
+	out := []wireText{}
+	err := rd.Array(func(int) error {
+		var t wireText
+		err := fields(rd, func(key string) (bool, error) {
+			switch key {
+			case "type":
+				return true, rd.String(&t.Type)
+			case "text":
+				return true, rd.String(&t.Text)
+			}
+			return false, nil
+		})
+		out = append(out, t)
+		return err
+	})
+	*dst = out
+	return err
+}
+
+// read reads a content or output member. One that is neither a string
+// nor an array of parts is an error of the item it belongs to, only when
+// the item is translated: it is skipped here.
+func (c *readContent) read(rd *conv.Reader) error {
+	*c = readContent{}
+	m := rd.Mark()
+	var err error
+	switch k := rd.Kind(); k {
+	case 'n':
+		return rd.Skip()
+	case '"':
+		c.isText = true
+		return rd.String(&c.text)
+	case '[':
+		c.isArray = true
+		c.wps = []wirePart{}
+		err = rd.Array(func(int) error {
+			c.wps = append(c.wps, wirePart{})
+			return readPart(rd, &c.wps[len(c.wps)-1])
+		})
+	default:
+		err = conv.TypeError(k, "an array of parts")
+	}
+	if err == nil {
+		return nil
+	}
+	rd.Rewind(m)
+	if serr := rd.Skip(); serr != nil {
+		return serr
+	}
+	*c = readContent{err: fmt.Errorf("content is neither a string nor an array of parts: %w", err)}
+	return nil
+}
+
+func readPart(rd *conv.Reader, p *wirePart) error {
+	return fields(rd, func(key string) (bool, error) {
+		var dst *string
+		switch key {
+		case "type":
+			dst = &p.Type
+		case "text":
+			dst = &p.Text
+		case "refusal":
+			dst = &p.Refusal
+		case "image_url":
+			dst = &p.ImageURL
+		case "file_id":
+			dst = &p.FileID
+		case "file_data":
+			dst = &p.FileData
+		case "file_url":
+			dst = &p.FileURL
+		case "filename":
+			dst = &p.Filename
+		default:
+			return false, nil
+		}
+		return true, rd.String(dst)
+	})
+}
+
+// parts is what contentParts makes of the member: a string is one text
+// part, empty texts are left out, dropped collects the part types that
+// cannot be translated.
+func (c *readContent) parts(dropped *[]string) ([]conv.Part, error) {
+	switch {
+	case c.err != nil:
+		return nil, c.err
+	case c.isText && c.text == "":
+		return nil, nil
+	case c.isText:
+		return []conv.Part{{Kind: conv.PartText, Text: c.text}}, nil
+	case !c.isArray:
+		return nil, nil
+	}
+	return partsOf(c.wps, dropped)
+}
+
+// reasoningText is a reasoning item's text (see reasoningText).
+func (ri *reqItem) reasoningText() string {
+	var b strings.Builder
+	join := func(t string) {
+		if t == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t)
+	}
+	for _, s := range ri.Summary {
+		join(s.Text)
+	}
+	if b.Len() > 0 || !ri.content.isArray {
+		return b.String()
+	}
+	for _, p := range ri.content.wps {
+		join(p.Text)
+	}
+	return b.String()
+}
