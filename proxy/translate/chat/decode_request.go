@@ -65,20 +65,15 @@ type wirePart struct {
 	} `json:"file"`
 }
 
-// DecodeRequest reads a Chat Completions request body.
+// DecodeRequest reads a Chat Completions request body in one pass
+// (conv.Reader; bench/NOTES.md, "Request decoding").
 func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(body, &all); err != nil {
+	d := &requestDecoder{rd: conv.NewReader(body)}
+	if err := d.read(); err != nil {
 		return nil, fmt.Errorf("chat request: %w", err)
 	}
-	if all == nil {
-		return nil, errors.New("chat request: body is not a JSON object")
-	}
-	var w wireRequest
-	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, fmt.Errorf("chat request: %w", err)
-	}
-	if len(w.Messages) == 0 {
+	w := &d.w
+	if len(d.msgs) == 0 {
 		return nil, errors.New("chat request: messages is empty")
 	}
 	r := &conv.Request{
@@ -103,20 +98,13 @@ func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
 		return nil, err
 	}
 	decodeTools(w.Tools, r)
-	if err := decodeMessages(w.Messages, r); err != nil {
+	if err := decodeMessages(d.msgs, r); err != nil {
 		return nil, err
 	}
 	if err := r.CheckCalls(); err != nil {
 		return nil, fmt.Errorf("chat request: %w", err)
 	}
-	for k, v := range all {
-		if !modeled[k] {
-			if r.Extra == nil {
-				r.Extra = map[string]json.RawMessage{}
-			}
-			r.Extra[k] = v
-		}
-	}
+	r.Extra = d.extra
 	return r, nil
 }
 
@@ -194,10 +182,9 @@ func decodeTools(tools []wireTool, r *conv.Request) {
 // decodeMessages fills System and Messages. Leading system and developer
 // messages are System; each run of tool messages becomes one user message
 // of tool results.
-func decodeMessages(msgs []wireMessage, r *conv.Request) error {
+func decodeMessages(msgs []*reqMessage, r *conv.Request) error {
 	leading, lastTool := true, false
-	for i := range msgs {
-		m := &msgs[i]
+	for i, m := range msgs {
 		isTool := m.Role == "tool"
 		var err error
 		switch m.Role {
@@ -225,8 +212,8 @@ func decodeMessages(msgs []wireMessage, r *conv.Request) error {
 
 // decodeSystem puts a system or developer message into System while no
 // other message came before it, else into a RoleSystem message.
-func decodeSystem(m *wireMessage, leading bool, r *conv.Request) error {
-	parts, err := contentParts(m.Content, false)
+func decodeSystem(m *reqMessage, leading bool, r *conv.Request) error {
+	parts, err := m.content.parts(false)
 	if err != nil || len(parts) == 0 {
 		return err
 	}
@@ -240,7 +227,7 @@ func decodeSystem(m *wireMessage, leading bool, r *conv.Request) error {
 
 // appendMessage adds a message of role with the parts read from m, when
 // there are any.
-func appendMessage(r *conv.Request, role conv.Role, m *wireMessage, read func(*wireMessage) ([]conv.Part, error)) error {
+func appendMessage(r *conv.Request, role conv.Role, m *reqMessage, read func(*reqMessage) ([]conv.Part, error)) error {
 	parts, err := read(m)
 	if err != nil || len(parts) == 0 {
 		return err
@@ -249,16 +236,16 @@ func appendMessage(r *conv.Request, role conv.Role, m *wireMessage, read func(*w
 	return nil
 }
 
-func userParts(m *wireMessage) ([]conv.Part, error) { return contentParts(m.Content, true) }
+func userParts(m *reqMessage) ([]conv.Part, error) { return m.content.parts(true) }
 
 // assistantParts reads an assistant turn: its reasoning first, then its
 // text (and refusal), then its tool calls.
-func assistantParts(m *wireMessage) ([]conv.Part, error) {
+func assistantParts(m *reqMessage) ([]conv.Part, error) {
 	var parts []conv.Part
 	if r := m.reasoningText(); r != "" {
 		parts = append(parts, conv.Part{Kind: conv.PartReasoning, Text: r})
 	}
-	text, err := contentParts(m.Content, false)
+	text, err := m.content.parts(false)
 	if err != nil {
 		return nil, err
 	}
@@ -278,11 +265,11 @@ func assistantParts(m *wireMessage) ([]conv.Part, error) {
 
 // decodeToolMessage turns a tool message into a tool result, in the user
 // message of the tool messages right before it when there are any.
-func decodeToolMessage(m *wireMessage, lastTool bool, r *conv.Request) error {
+func decodeToolMessage(m *reqMessage, lastTool bool, r *conv.Request) error {
 	if m.ToolCallID == "" {
 		return errors.New("tool message without tool_call_id")
 	}
-	content, err := contentParts(m.Content, true)
+	content, err := m.content.parts(true)
 	if err != nil {
 		return err
 	}
@@ -295,7 +282,34 @@ func decodeToolMessage(m *wireMessage, lastTool bool, r *conv.Request) error {
 	return nil
 }
 
-// contentParts reads a message's content: a string or an array of parts.
+// parts is a message's content as parts: a string or an array of parts.
+// Only text and refusal parts are allowed unless media is true (user and
+// tool messages). Empty text is left out.
+func (c *chatContent) parts(media bool) ([]conv.Part, error) {
+	switch {
+	case c.err != nil:
+		return nil, c.err
+	case c.isText && c.text == "":
+		return nil, nil
+	case c.isText:
+		return []conv.Part{{Kind: conv.PartText, Text: c.text}}, nil
+	case !c.isArray:
+		return nil, nil
+	}
+	parts := make([]conv.Part, 0, len(c.wps))
+	for i := range c.wps {
+		p, err := decodePart(&c.wps[i], media)
+		if err != nil {
+			return nil, err
+		}
+		if p.Kind != 0 {
+			parts = append(parts, p)
+		}
+	}
+	return parts, nil
+}
+
+// contentParts reads a message's content (of a response): a string or an array of parts.
 // Only text and refusal parts are allowed unless media is true (user and
 // tool messages). Empty text is left out.
 func contentParts(raw json.RawMessage, media bool) ([]conv.Part, error) {

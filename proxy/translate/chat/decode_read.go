@@ -1,0 +1,406 @@
+package chat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+)
+
+// requestDecoder reads a Chat request body once. Its members match
+// wireRequest's without regard to case, as encoding/json matched them;
+// a member not spelled as modeled also travels in Extra, as it did.
+type requestDecoder struct {
+	rd    *conv.Reader
+	w     wireRequest // Messages unused: msgs holds them
+	msgs  []*reqMessage
+	extra map[string]json.RawMessage
+	// typeErr is the first member of the wrong type, in the body's
+	// order; encoding/json reported the first one once the body was read.
+	typeErr error
+}
+
+// reqMessage is a message as read, its content already read into parts.
+type reqMessage struct {
+	wireMessage
+	content chatContent
+}
+
+// chatContent is a message's content as read.
+type chatContent struct {
+	isText, isArray bool
+	text            string
+	wps             []wirePart
+	err             error // neither a string nor an array of parts
+}
+
+func (d *requestDecoder) read() error {
+	rd := d.rd
+	if rd.Kind() == 'n' {
+		if err := rd.Skip(); err != nil {
+			return err
+		}
+		return errors.New("body is not a JSON object")
+	}
+	if err := rd.Object(d.member); err != nil {
+		return err
+	}
+	if err := rd.End(); err != nil {
+		return err
+	}
+	return d.typeErr
+}
+
+// member reads one top-level member.
+func (d *requestDecoder) member(key []byte) error {
+	name := string(key)
+	if modeled[name] {
+		return d.checked(d.rd, name)
+	}
+	raw, err := d.rd.Raw()
+	if err != nil {
+		return err
+	}
+	if d.extra == nil {
+		d.extra = map[string]json.RawMessage{}
+	}
+	d.extra[name] = raw
+	if f, ok := conv.FoldKey(key); ok && modeled[string(f)] {
+		return d.checked(conv.NewReader(raw), string(f))
+	}
+	return nil
+}
+
+// checked reads modeled member name from rd; one of the wrong type is
+// skipped (and so checked to be JSON) and its error kept.
+func (d *requestDecoder) checked(rd *conv.Reader, name string) error {
+	m := rd.Mark()
+	err := d.field(rd, name)
+	if err == nil {
+		return nil
+	}
+	rd.Rewind(m)
+	if serr := rd.Skip(); serr != nil {
+		return serr
+	}
+	if d.typeErr == nil {
+		d.typeErr = fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func (d *requestDecoder) field(rd *conv.Reader, name string) (err error) {
+	w := &d.w
+	switch name {
+	case "model":
+		return rd.String(&w.Model)
+	case "messages":
+		d.msgs = nil
+		return rd.Array(func(int) error {
+			m := &reqMessage{}
+			d.msgs = append(d.msgs, m)
+			return readMessage(rd, m)
+		})
+	case "tools":
+		w.Tools = nil
+		return rd.Array(func(int) error {
+			w.Tools = append(w.Tools, wireTool{})
+			return readTool(rd, &w.Tools[len(w.Tools)-1])
+		})
+	case "tool_choice":
+		w.ToolChoice, err = rd.Raw()
+	case "parallel_tool_calls":
+		err = boolPtr(rd, &w.ParallelToolCalls)
+	case "max_completion_tokens":
+		err = rd.Int64(&w.MaxCompletionTokens)
+	case "max_tokens":
+		err = rd.Int64(&w.MaxTokens)
+	case "temperature":
+		err = rd.Float64(&w.Temperature)
+	case "top_p":
+		err = rd.Float64(&w.TopP)
+	case "stop":
+		w.Stop, err = rd.Raw()
+	case "reasoning_effort":
+		err = rd.String(&w.ReasoningEffort)
+	case "user":
+		err = rd.String(&w.User)
+	case "prompt_cache_key":
+		err = rd.String(&w.PromptCacheKey)
+	case "stream":
+		err = rd.Bool(&w.Stream)
+	case "stream_options":
+		err = d.streamOptions(rd)
+	}
+	return err
+}
+
+func (d *requestDecoder) streamOptions(rd *conv.Reader) error {
+	if null, err := rd.Null(); null || err != nil {
+		d.w.StreamOptions = nil
+		return err
+	}
+	if d.w.StreamOptions == nil {
+		d.w.StreamOptions = &struct {
+			IncludeUsage bool `json:"include_usage"`
+		}{}
+	}
+	o := d.w.StreamOptions
+	return fields(rd, func(key string) (bool, error) {
+		if key == "include_usage" {
+			return true, rd.Bool(&o.IncludeUsage)
+		}
+		return false, nil
+	})
+}
+
+// fields reads an object, calling member with each key, and again with
+// its lower-case form when member knows no key of that spelling (the
+// match encoding/json makes without regard to case); member reports
+// whether it read the value.
+func fields(rd *conv.Reader, member func(key string) (bool, error)) error {
+	return rd.Object(func(key []byte) error {
+		ok, err := member(string(key))
+		if f, folded := conv.FoldKey(key); !ok && err == nil && folded {
+			ok, err = member(string(f))
+		}
+		if !ok && err == nil {
+			err = rd.Skip()
+		}
+		return err
+	})
+}
+
+func boolPtr(rd *conv.Reader, dst **bool) error {
+	if null, err := rd.Null(); null || err != nil {
+		*dst = nil
+		return err
+	}
+	var b bool
+	if err := rd.Bool(&b); err != nil {
+		return err
+	}
+	*dst = &b
+	return nil
+}
+
+func strPtr(rd *conv.Reader, dst **string) error {
+	if null, err := rd.Null(); null || err != nil {
+		*dst = nil
+		return err
+	}
+	var s string
+	*dst = &s
+	return rd.String(&s)
+}
+
+func readMessage(rd *conv.Reader, m *reqMessage) error {
+	return fields(rd, func(key string) (ok bool, err error) {
+		switch key {
+		case "role":
+			return true, rd.String(&m.Role)
+		case "content":
+			return true, m.content.read(rd)
+		case "reasoning_content":
+			return true, strPtr(rd, &m.ReasoningContent)
+		case "reasoning":
+			m.Reasoning, err = rd.Raw()
+			return true, err
+		case "refusal":
+			return true, strPtr(rd, &m.Refusal)
+		case "tool_calls":
+			m.ToolCalls = nil
+			return true, rd.Array(func(int) error {
+				m.ToolCalls = append(m.ToolCalls, wireToolCall{})
+				return readToolCall(rd, &m.ToolCalls[len(m.ToolCalls)-1])
+			})
+		case "tool_call_id":
+			return true, rd.String(&m.ToolCallID)
+		}
+		return false, nil
+	})
+}
+
+func readToolCall(rd *conv.Reader, c *wireToolCall) error {
+	return fields(rd, func(key string) (ok bool, err error) {
+		switch key {
+		case "index":
+			var n *int64
+			if err = rd.Int64(&n); err == nil && n != nil && int64(int(*n)) == *n {
+				i := int(*n)
+				c.Index = &i
+			} else if err == nil {
+				c.Index = nil
+			}
+			return true, err
+		case "id":
+			return true, rd.String(&c.ID)
+		case "type":
+			return true, rd.String(&c.Type)
+		case "function":
+			return true, fields(rd, func(key string) (ok bool, err error) {
+				switch key {
+				case "name":
+					return true, rd.String(&c.Function.Name)
+				case "arguments":
+					c.Function.Arguments, err = rd.Raw()
+					return true, err
+				}
+				return false, nil
+			})
+		case "custom":
+			if null, err := rd.Null(); null || err != nil {
+				c.Custom = nil
+				return true, err
+			}
+			if c.Custom == nil {
+				c.Custom = &struct {
+					Name  string `json:"name"`
+					Input string `json:"input"`
+				}{}
+			}
+			cu := c.Custom
+			return true, fields(rd, func(key string) (bool, error) {
+				switch key {
+				case "name":
+					return true, rd.String(&cu.Name)
+				case "input":
+					return true, rd.String(&cu.Input)
+				}
+				return false, nil
+			})
+		}
+		return false, nil
+	})
+}
+
+func readTool(rd *conv.Reader, t *wireTool) error {
+	return fields(rd, func(key string) (ok bool, err error) {
+		switch key {
+		case "type":
+			return true, rd.String(&t.Type)
+		case "function":
+			if null, err := rd.Null(); null || err != nil {
+				t.Function = nil
+				return true, err
+			}
+			if t.Function == nil {
+				t.Function = &struct {
+					Name        string          `json:"name"`
+					Description string          `json:"description"`
+					Parameters  json.RawMessage `json:"parameters"`
+					Strict      *bool           `json:"strict"`
+				}{}
+			}
+			f := t.Function
+			return true, fields(rd, func(key string) (ok bool, err error) {
+				switch key {
+				case "name":
+					return true, rd.String(&f.Name)
+				case "description":
+					return true, rd.String(&f.Description)
+				case "parameters":
+					f.Parameters, err = rd.Raw()
+					return true, err
+				case "strict":
+					return true, boolPtr(rd, &f.Strict)
+				}
+				return false, nil
+			})
+		case "custom":
+			if null, err := rd.Null(); null || err != nil {
+				t.Custom = nil
+				return true, err
+			}
+			if t.Custom == nil {
+				t.Custom = &struct {
+					Name string `json:"name"`
+				}{}
+			}
+			cu := t.Custom
+			return true, fields(rd, func(key string) (bool, error) {
+				if key == "name" {
+					return true, rd.String(&cu.Name)
+				}
+				return false, nil
+			})
+		}
+		return false, nil
+	})
+}
+
+// read reads a message's content. One that is neither a string nor an
+// array of parts is the message's error when it is translated; here it
+// is skipped.
+func (c *chatContent) read(rd *conv.Reader) error {
+	*c = chatContent{}
+	m := rd.Mark()
+	var err error
+	switch k := rd.Kind(); k {
+	case 'n':
+		return rd.Skip()
+	case '"':
+		c.isText = true
+		return rd.String(&c.text)
+	case '[':
+		c.isArray = true
+		c.wps = []wirePart{}
+		err = rd.Array(func(int) error {
+			c.wps = append(c.wps, wirePart{})
+			return readPart(rd, &c.wps[len(c.wps)-1])
+		})
+	default:
+		err = conv.TypeError(k, "an array of parts")
+	}
+	if err == nil {
+		return nil
+	}
+	rd.Rewind(m)
+	if serr := rd.Skip(); serr != nil {
+		return serr
+	}
+	*c = chatContent{err: fmt.Errorf("content: %w", err)}
+	return nil
+}
+
+func readPart(rd *conv.Reader, p *wirePart) error {
+	return fields(rd, func(key string) (ok bool, err error) {
+		switch key {
+		case "type":
+			return true, rd.String(&p.Type)
+		case "text":
+			return true, rd.String(&p.Text)
+		case "refusal":
+			return true, rd.String(&p.Refusal)
+		case "image_url":
+			p.ImageURL, err = rd.Raw()
+			return true, err
+		case "file":
+			if null, err := rd.Null(); null || err != nil {
+				p.File = nil
+				return true, err
+			}
+			if p.File == nil {
+				p.File = &struct {
+					FileData string `json:"file_data"`
+					FileID   string `json:"file_id"`
+					Filename string `json:"filename"`
+				}{}
+			}
+			f := p.File
+			return true, fields(rd, func(key string) (bool, error) {
+				switch key {
+				case "file_data":
+					return true, rd.String(&f.FileData)
+				case "file_id":
+					return true, rd.String(&f.FileID)
+				case "filename":
+					return true, rd.String(&f.Filename)
+				}
+				return false, nil
+			})
+		}
+		return false, nil
+	})
+}
