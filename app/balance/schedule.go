@@ -15,7 +15,7 @@ type Schedule struct {
 	mu    sync.Mutex
 	every time.Duration
 	any   bool
-	armed bool // a timer is running (for tests and the UI)
+	armed bool // a timer runs, or will as soon as Run takes the kick (for tests and the UI)
 	kick  chan struct{}
 }
 
@@ -29,6 +29,9 @@ func (s *Schedule) Set(every time.Duration, any bool) {
 	s.mu.Lock()
 	changed := s.every != every || s.any != any
 	s.every, s.any = every, any
+	// Armed says what Set decided at once; Run re-arms its timer when it
+	// takes the kick, which may be after Set's caller has answered.
+	s.armed = every > 0 && any
 	s.mu.Unlock()
 	if changed {
 		select {
@@ -38,7 +41,8 @@ func (s *Schedule) Set(every time.Duration, any bool) {
 	}
 }
 
-// Armed reports whether a timer is running.
+// Armed reports whether a timer is running, or is about to (a Set that
+// turned it on or off is seen at once).
 func (s *Schedule) Armed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
