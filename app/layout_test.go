@@ -18,6 +18,7 @@ var concernPackages = []string{
 	"capture",
 	"clients",
 	"desktop",
+	"events",
 	"metrics",
 	"platform",
 	"pricing",
