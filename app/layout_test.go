@@ -22,6 +22,7 @@ var concernPackages = []string{
 	"metrics",
 	"platform",
 	"pricing",
+	"strictjson",
 }
 
 func TestConcernPackagesDoNotImportApp(t *testing.T) {
