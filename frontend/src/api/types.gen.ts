@@ -82,7 +82,7 @@ export interface Attempt {
   model_answered?: string;
 }
 
-/** Go: app.BalanceReply */
+/** Go: balance.BalanceReply */
 export interface BalanceReply {
   endpoint_id: number;
   endpoint: string;
@@ -98,14 +98,14 @@ export interface BalanceTemplatesReply {
   units: string[];
 }
 
-/** Go: app.BalanceTotal */
+/** Go: balance.BalanceTotal */
 export interface BalanceTotal {
   unit: string;
   remaining: number;
   endpoints: number;
 }
 
-/** Go: app.BalancesReply */
+/** Go: balance.BalancesReply */
 export interface BalancesReply {
   balances: BalanceReply[];
   totals: BalanceTotal[];
