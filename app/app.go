@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/update"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -81,7 +82,7 @@ type App struct {
 	persist *breakerPersister
 	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
 	bal     *balance.Book   // balance readings and their schedule (app/balance)
-	upd     *updater        // the opt-in update check (update.go)
+	upd     *update.Checker // the opt-in update check (app/update)
 	health  *healthPublisher
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
@@ -215,7 +216,7 @@ func (a *App) start(ctx context.Context) error {
 	go func() { defer a.loops.Done(); a.bal.Run(loopCtx) }()
 	go func() { defer a.loops.Done(); a.bal.Schedule().Run(loopCtx) }()
 	// Its first check, when on, runs here: off the start-up path.
-	go func() { defer a.loops.Done(); a.upd.schedule.Run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.upd.Schedule().Run(loopCtx) }()
 	if st := a.state.Load(); st.Settings.BalanceRefreshMinutes > 0 {
 		a.bal.Ask(0) // what is left now, rather than in one interval
 	}
@@ -275,7 +276,7 @@ func (a *App) reload(ctx context.Context) error {
 	a.state.Store(st)
 	a.forgetTests(eps)
 	a.bal.Configure(st.Endpoints, st.Settings.BalanceRefreshMinutes)
-	a.upd.configure(st)
+	a.upd.Configure(st.Settings.UpdateCheck)
 	return nil
 }
 

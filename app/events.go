@@ -41,7 +41,7 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 	for _, ev := range []struct {
 		name string
 		v    any
-	}{{"info", a.Info()}, {"endpoints", a.endpointReplies()}, {"health", a.Health()}, {"settings", a.state.Load().Settings}, {"update", a.upd.status()}} {
+	}{{"info", a.Info()}, {"endpoints", a.endpointReplies()}, {"health", a.Health()}, {"settings", a.state.Load().Settings}, {"update", a.upd.Status()}} {
 		data, _ := json.Marshal(ev.v)
 		if !write(ev.name, data) {
 			return

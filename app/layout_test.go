@@ -15,6 +15,7 @@ import (
 // app and never imports it, under any build tag.
 var concernPackages = []string{
 	"backup",
+	"balance",
 	"capture",
 	"clients",
 	"desktop",
@@ -23,6 +24,7 @@ var concernPackages = []string{
 	"platform",
 	"pricing",
 	"strictjson",
+	"update",
 }
 
 func TestConcernPackagesDoNotImportApp(t *testing.T) {

@@ -60,7 +60,7 @@ func (a *App) trayView(now time.Time) TrayView {
 	if low, ok := a.bal.Lowest(); ok {
 		f.Lowest = &desktop.Lowest{Amount: balance.Words(*low.Reading), Endpoint: low.Endpoint}
 	}
-	if u := a.upd.status(); u.Available {
+	if u := a.upd.Status(); u.Available {
 		f.Update = &desktop.Update{Latest: u.Latest, URL: u.URL, Notes: u.Notes}
 	}
 	return desktop.View(f)

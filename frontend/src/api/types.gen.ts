@@ -760,7 +760,7 @@ export interface TestResult {
   at: string;
 }
 
-/** Go: app.UpdateStatus */
+/** Go: update.UpdateStatus */
 export interface UpdateStatus {
   enabled: boolean;
   checked_at: string | null;
