@@ -8,13 +8,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"reflect"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ccmesh/ccmesh/app/clients"
+	"github.com/ccmesh/ccmesh/app/strictjson"
 	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -215,67 +213,13 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// decodeBody decodes one JSON value into v, with errors a user can act on:
-// a wrong type names the field (bad_json), and so do a key v has no field
-// for (unknown_field) and a string that is not UTF-8 (invalid_utf8), which
-// encoding/json would skip and mangle without a word (checkFields).
+// decodeBody decodes one JSON value into v, with errors a user can act on
+// (a 400 with the field named): the rules are the package app/strictjson's.
 func decodeBody(body []byte, v any) error {
-	if err := json.Unmarshal(body, v); err != nil {
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te) && te.Field != "":
-			field := jsonPath(te.Field)
-			return &apiError{Status: http.StatusBadRequest, Code: "bad_json", Field: field,
-				Message: fmt.Sprintf("field %q must be %s, not a JSON %s", field, jsonKind(te.Type), te.Value)}
-		case te != nil && te.Struct == "":
-			return errBadRequest("bad_json", "", "the request body must be %s, not a JSON %s", jsonKind(te.Type), te.Value)
-		}
-		return errBadRequest("bad_json", "", "request body is not valid JSON: %v", err)
-	}
-	if err := checkFields(body, reflect.TypeOf(v)); err != nil {
-		return err
+	if err := strictjson.Decode(body, v); err != nil {
+		return &apiError{Status: http.StatusBadRequest, Code: err.Code, Field: err.Field, Message: err.Message}
 	}
 	return nil
-}
-
-// jsonPath is a decoding error's field path with JSON names only:
-// encoding/json also lists the Go name of each embedded struct on the way
-// (endpointInput's EndpointPatch), and no JSON name of the admin API
-// starts with an upper-case letter.
-func jsonPath(path string) string {
-	parts := strings.Split(path, ".")
-	out := parts[:0]
-	for _, p := range parts {
-		if p != "" && unicode.IsUpper(rune(p[0])) {
-			continue
-		}
-		out = append(out, p)
-	}
-	return strings.Join(out, ".")
-}
-
-// jsonKind names what JSON a Go type reads, for bad_json messages: users
-// write JSON, so that is the language the message speaks.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	}
-	return "a " + t.String()
 }
 
 func pathID(r *http.Request) (int64, error) {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/update"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -79,8 +81,8 @@ type App struct {
 
 	persist *breakerPersister
 	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
-	bal     *balances       // balance readings and their schedule (balance.go)
-	upd     *updater        // the opt-in update check (update.go)
+	bal     *balance.Book   // balance readings and their schedule (app/balance)
+	upd     *update.Checker // the opt-in update check (app/update)
 	health  *healthPublisher
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
@@ -177,7 +179,7 @@ func (a *App) start(ctx context.Context) error {
 	if err := a.loadTests(ctx); err != nil {
 		return fmt.Errorf("load test results: %w", err)
 	}
-	if err := a.bal.load(ctx); err != nil {
+	if err := a.bal.Load(ctx); err != nil {
 		return fmt.Errorf("load balance readings: %w", err)
 	}
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
@@ -211,12 +213,12 @@ func (a *App) start(ctx context.Context) error {
 	go func() { defer a.loops.Done(); a.learn.run(loopCtx) }()
 	// Off the start-up path, as the request log's other reads are.
 	go func() { defer a.loops.Done(); a.loadOtherModels(loopCtx, time.Now()) }()
-	go func() { defer a.loops.Done(); a.bal.run(loopCtx) }()
-	go func() { defer a.loops.Done(); a.bal.schedule.Run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.bal.Run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.bal.Schedule().Run(loopCtx) }()
 	// Its first check, when on, runs here: off the start-up path.
-	go func() { defer a.loops.Done(); a.upd.schedule.Run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.upd.Schedule().Run(loopCtx) }()
 	if st := a.state.Load(); st.Settings.BalanceRefreshMinutes > 0 {
-		a.bal.ask(0) // what is left now, rather than in one interval
+		a.bal.Ask(0) // what is left now, rather than in one interval
 	}
 	return nil
 }
@@ -273,8 +275,8 @@ func (a *App) reload(ctx context.Context) error {
 	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
 	a.forgetTests(eps)
-	a.bal.configure(st)
-	a.upd.configure(st)
+	a.bal.Configure(st.Endpoints, st.Settings.BalanceRefreshMinutes)
+	a.upd.Configure(st.Settings.UpdateCheck)
 	return nil
 }
 

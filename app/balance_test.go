@@ -248,7 +248,7 @@ func TestBalanceTriggersAndThreshold(t *testing.T) {
 		return nil
 	}
 	h.app.notifier.Store(&notify)
-	if h.app.bal.schedule.Armed() {
+	if h.app.bal.Schedule().Armed() {
 		t.Error("a balance timer runs with no connector")
 	}
 	relay := newBalanceRelay(t, 5_000_000) // $10
@@ -256,7 +256,7 @@ func TestBalanceTriggersAndThreshold(t *testing.T) {
 	if auth := relay.waitRead(t, "a connector added"); auth != "Bearer "+secretKey {
 		t.Errorf("the read sent Authorization %q", auth)
 	}
-	if !h.app.bal.schedule.Armed() {
+	if !h.app.bal.Schedule().Armed() {
 		t.Error("no balance timer with a connector")
 	}
 
@@ -300,7 +300,7 @@ func TestBalanceTriggersAndThreshold(t *testing.T) {
 		t.Errorf("totals = %+v, want $2", all.Totals)
 	}
 	okAs[EndpointReply](t, h.do("PUT", "/api/endpoints/"+strconv.FormatInt(e.ID, 10), `{"balance":{}}`))
-	if h.app.bal.schedule.Armed() {
+	if h.app.bal.Schedule().Armed() {
 		t.Error("a balance timer still runs after the last connector went")
 	}
 }
@@ -337,16 +337,13 @@ func TestBalanceReadsApplyInOrder(t *testing.T) {
 	e := h.mustCreate(`{"name":"relay","protocol":"anthropic","base_url":"` + relay.srv.URL + `","api_key":"` + secretKey + `","balance":{"template":"newapi"}}`)
 	relay.waitRead(t, "a connector added")
 	ep, _ := h.app.endpointByID(e.ID)
-	c := connectorOf(ep)
+	c := balance.ConnectorOf(ep)
 	b := h.app.bal
-	b.mu.Lock()
-	b.started[e.ID] += 2
-	first, second := b.started[e.ID]-1, b.started[e.ID]
-	b.mu.Unlock()
+	first, second := b.Start(e.ID), b.Start(e.ID)
 	zero, credit := 0.0, 5.0
 	now := time.Now()
-	b.apply(t.Context(), ep, c, balance.Reading{Remaining: &credit, Unit: balance.USD, At: now}, second)
-	b.apply(t.Context(), ep, c, balance.Reading{Remaining: &zero, Unit: balance.USD, At: now.Add(-time.Second)}, first)
+	b.Apply(t.Context(), ep, c, balance.Reading{Remaining: &credit, Unit: balance.USD, At: now}, second)
+	b.Apply(t.Context(), ep, c, balance.Reading{Remaining: &zero, Unit: balance.USD, At: now.Add(-time.Second)}, first)
 	if got := h.balanceOf(e.ID, "GET"); got.Reading == nil || fmtRemaining(got.Reading.Remaining) != "5" {
 		t.Errorf("kept %+v, want the later read's 5", got.Reading)
 	}

@@ -141,7 +141,7 @@ func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.log.Info().Int64("endpoint_id", created.ID).Str("endpoint", created.Name).Msg("endpoint added")
 	if p.Balance != nil {
-		a.bal.ask(created.ID)
+		a.bal.Ask(created.ID)
 	}
 	writeJSON(w, http.StatusCreated, reply(created))
 	return nil
@@ -222,7 +222,7 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if in.Balance != nil {
-		a.bal.ask(id)
+		a.bal.Ask(id)
 	}
 	writeJSON(w, http.StatusOK, reply(updated))
 	return nil

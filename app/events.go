@@ -4,110 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/ccmesh/ccmesh/app/events"
 )
 
-// Event is one server-sent event: a name and its JSON payload, marshalled
-// once however many subscribers receive it.
-type Event struct {
-	Name string
-	Data []byte
-}
-
-// Hub fans events out to subscribers. Publishing never blocks: a subscriber
-// whose buffer is full misses the event, and since every event carries a
-// whole list (or a whole row), the next one of its kind repairs the view.
-type Hub struct {
-	mu      sync.Mutex
-	subs    map[chan Event]struct{}
-	watches map[chan struct{}]struct{}
-}
+// The hub the live stream is fed by is the package app/events.
+type (
+	// Hub fans events out to subscribers (events.Hub).
+	Hub = events.Hub
+	// Event is one server-sent event (events.Event).
+	Event = events.Event
+)
 
 // NewHub returns an empty hub.
-func NewHub() *Hub {
-	return &Hub{subs: map[chan Event]struct{}{}, watches: map[chan struct{}]struct{}{}}
-}
-
-// Watch returns a channel that is signalled after changes, several
-// coalescing into one, and a function that ends the watch; call it exactly
-// once. It is for a reader of the App's state rather than of the events'
-// payloads (the tray): a watch alone makes no event be marshalled.
-func (h *Hub) Watch() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	h.mu.Lock()
-	h.watches[ch] = struct{}{}
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		delete(h.watches, ch)
-		h.mu.Unlock()
-	}
-}
-
-// Wake signals every watch: something changed that no subscriber asked
-// to be sent (Publish and send wake them too).
-func (h *Hub) Wake() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.wakeLocked()
-}
-
-func (h *Hub) wakeLocked() {
-	for ch := range h.watches {
-		select {
-		case ch <- struct{}{}:
-		default: // a signal is pending already
-		}
-	}
-}
-
-// Subscribe returns a channel of events and a function that ends the
-// subscription; call it exactly once.
-func (h *Hub) Subscribe() (<-chan Event, func()) {
-	ch := make(chan Event, 64)
-	h.mu.Lock()
-	h.subs[ch] = struct{}{}
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		delete(h.subs, ch)
-		h.mu.Unlock()
-	}
-}
-
-// Publish marshals v and sends it to every subscriber that has room, and
-// wakes every watch; with no subscriber, v is not marshalled.
-func (h *Hub) Publish(name string, v any) {
-	if h.Subscribers() == 0 {
-		h.Wake()
-		return
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return // our own types always marshal; nothing useful to send
-	}
-	h.send(Event{Name: name, Data: data})
-}
-
-func (h *Hub) send(ev Event) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.wakeLocked()
-	for ch := range h.subs {
-		select {
-		case ch <- ev:
-		default:
-		}
-	}
-}
-
-// Subscribers is the number of open subscriptions.
-func (h *Hub) Subscribers() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
-}
+func NewHub() *Hub { return events.NewHub() }
 
 // eventStream is GET /api/events: server-sent events for the UI. It sends
 // the current lists at once, then every change.
@@ -130,7 +41,7 @@ func (a *App) eventStream(w http.ResponseWriter, r *http.Request) {
 	for _, ev := range []struct {
 		name string
 		v    any
-	}{{"info", a.Info()}, {"endpoints", a.endpointReplies()}, {"health", a.Health()}, {"settings", a.state.Load().Settings}, {"update", a.upd.status()}} {
+	}{{"info", a.Info()}, {"endpoints", a.endpointReplies()}, {"health", a.Health()}, {"settings", a.state.Load().Settings}, {"update", a.upd.Status()}} {
 		data, _ := json.Marshal(ev.v)
 		if !write(ev.name, data) {
 			return

@@ -143,7 +143,7 @@ func (p *healthPublisher) publish() {
 		return
 	}
 	p.last = data
-	a.events.send(Event{Name: "health", Data: data})
+	a.events.Send(Event{Name: "health", Data: data})
 }
 
 // close stops publishing (at shutdown); a publish under way finishes.

@@ -165,7 +165,7 @@ func (a *App) onKeyTransition(t breaker.Transition) {
 	for _, e := range st.Endpoints {
 		for _, k := range e.Keys {
 			if k.ID == t.ID {
-				a.bal.ask(e.ID)
+				a.bal.Ask(e.ID)
 				return
 			}
 		}

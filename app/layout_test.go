@@ -15,12 +15,16 @@ import (
 // app and never imports it, under any build tag.
 var concernPackages = []string{
 	"backup",
+	"balance",
 	"capture",
 	"clients",
 	"desktop",
+	"events",
 	"metrics",
 	"platform",
 	"pricing",
+	"strictjson",
+	"update",
 }
 
 func TestConcernPackagesDoNotImportApp(t *testing.T) {

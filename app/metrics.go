@@ -50,7 +50,7 @@ func (s metricsSource) Balances() []appmetrics.Balance {
 	if s.a.state.Load() == nil {
 		return nil
 	}
-	all := s.a.bal.all().Balances
+	all := s.a.bal.All().Balances
 	out := make([]appmetrics.Balance, 0, len(all))
 	for _, b := range all {
 		out = append(out, appmetrics.Balance{Endpoint: b.Endpoint, Reading: b.Reading, Low: b.Low})

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/app/desktop"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
@@ -56,10 +57,10 @@ func (a *App) trayView(now time.Time) TrayView {
 	}
 	pause := a.pause.load()
 	f.Paused, f.PausedUntil = pause.on, pause.until
-	if low, ok := a.bal.lowest(); ok {
-		f.Lowest = &desktop.Lowest{Amount: balanceWords(*low.Reading), Endpoint: low.Endpoint}
+	if low, ok := a.bal.Lowest(); ok {
+		f.Lowest = &desktop.Lowest{Amount: balance.Words(*low.Reading), Endpoint: low.Endpoint}
 	}
-	if u := a.upd.status(); u.Available {
+	if u := a.upd.Status(); u.Available {
 		f.Update = &desktop.Update{Latest: u.Latest, URL: u.URL, Notes: u.Notes}
 	}
 	return desktop.View(f)

@@ -41,7 +41,7 @@ func TestUpdateCheckOff(t *testing.T) {
 		if got := rt.n.Load(); got != 0 {
 			t.Errorf("requests while off = %d, want 0", got)
 		}
-		if a.upd.schedule.Armed() {
+		if a.upd.Schedule().Armed() {
 			t.Error("a timer is armed while off")
 		}
 		rec := httptest.NewRecorder()

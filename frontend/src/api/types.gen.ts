@@ -91,7 +91,7 @@ export interface Attempt {
   model_answered?: string;
 }
 
-/** Go: app.BalanceReply */
+/** Go: balance.BalanceReply */
 export interface BalanceReply {
   endpoint_id: number;
   endpoint: string;
@@ -107,14 +107,14 @@ export interface BalanceTemplatesReply {
   units: string[];
 }
 
-/** Go: app.BalanceTotal */
+/** Go: balance.BalanceTotal */
 export interface BalanceTotal {
   unit: string;
   remaining: number;
   endpoints: number;
 }
 
-/** Go: app.BalancesReply */
+/** Go: balance.BalancesReply */
 export interface BalancesReply {
   balances: BalanceReply[];
   totals: BalanceTotal[];
@@ -809,7 +809,7 @@ export interface Totals {
   hedges: number;
 }
 
-/** Go: app.UpdateStatus */
+/** Go: update.UpdateStatus */
 export interface UpdateStatus {
   enabled: boolean;
   checked_at: string | null;

@@ -1,28 +1,49 @@
-package app
+// Package strictjson decodes the admin API's request bodies
+// (docs/BEHAVIOUR.md#bad-input-and-faults) with errors a user can act on:
+// what encoding/json lets through without a word — a key that names no
+// field, a string that is not UTF-8 — is refused, and every refusal names
+// its field. The app answers an Error as a 400 with its code and field.
+package strictjson
 
 import (
 	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
-// What encoding/json lets through without a word, the admin API refuses
-// (docs/BEHAVIOUR.md#bad-input-and-faults): a key that names no field ("enabeld"
-// would leave enabled as it was and answer 200) and a string that is not
-// UTF-8 (decoded with U+FFFD in place of its bytes, a key silently damaged).
+// What encoding/json lets through without a word is refused: a key that
+// names no field ("enabeld" would leave enabled as it was and answer 200)
+// and a string that is not UTF-8 (decoded with U+FFFD in place of its
+// bytes, a key silently damaged).
 
-// Codes of checkFields' rejections (400).
+// Codes of Decode's refusals.
 const (
-	codeUnknownField = "unknown_field"
-	codeInvalidUTF8  = "invalid_utf8"
+	CodeBadJSON      = "bad_json"      // not JSON, or a value of the wrong type
+	CodeUnknownField = "unknown_field" // a key that names no field
+	CodeInvalidUTF8  = "invalid_utf8"  // a string that is not UTF-8
 )
+
+// Error is why a body was refused: its code, the field's JSON path ("" for
+// the whole body) and a message for the user.
+type Error struct {
+	Code    string
+	Field   string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func errorf(code, field, format string, args ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
 
 // checkFields walks body, which json.Unmarshal has decoded into a value of
 // type t, and reports the first key that names no field of the struct it
@@ -31,7 +52,7 @@ const (
 // field's JSON name exactly: encoding/json's case-insensitive match is
 // not documented API. Maps take any key; values decoded by a type of its
 // own (json.RawMessage, any) are not checked for fields.
-func checkFields(body []byte, t reflect.Type) *apiError {
+func checkFields(body []byte, t reflect.Type) *Error {
 	w := fieldWalker{dec: json.NewDecoder(bytes.NewReader(body)), bad: -1}
 	if !utf8.Valid(body) {
 		w.bad = firstInvalidUTF8(body)
@@ -53,7 +74,7 @@ func (w *fieldWalker) holdsBad(start int64) bool {
 
 // value walks one JSON value that was decoded into a value of type t (nil:
 // a type of its own, any keys) found at path.
-func (w *fieldWalker) value(t reflect.Type, path string) *apiError {
+func (w *fieldWalker) value(t reflect.Type, path string) *Error {
 	start := w.dec.InputOffset()
 	tok, err := w.dec.Token()
 	if err != nil {
@@ -188,16 +209,16 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
-func unknownField(path, key string, fields map[string]reflect.Type) *apiError {
+func unknownField(path, key string, fields map[string]reflect.Type) *Error {
 	msg := fmt.Sprintf("unknown field %q: ccmesh knows no field of that name here; check its spelling", path)
 	if near := nearestName(key, fields); near != "" {
 		msg = fmt.Sprintf("unknown field %q: did you mean %q?", path, near)
 	}
-	return &apiError{Status: http.StatusBadRequest, Code: codeUnknownField, Field: path, Message: msg}
+	return &Error{Code: CodeUnknownField, Field: path, Message: msg}
 }
 
-func invalidUTF8(path string) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Code: codeInvalidUTF8, Field: path,
+func invalidUTF8(path string) *Error {
+	return &Error{Code: CodeInvalidUTF8, Field: path,
 		Message: fmt.Sprintf("field %q is not valid UTF-8 text; type or paste it again", path)}
 }
 
@@ -256,4 +277,64 @@ func firstInvalidUTF8(b []byte) int64 {
 		i += size
 	}
 	return -1
+}
+
+// Decode decodes one JSON value into v, with errors a user can act on:
+// a wrong type names the field (bad_json), and so do a key v has no field
+// for (unknown_field) and a string that is not UTF-8 (invalid_utf8), which
+// encoding/json would skip and mangle without a word (checkFields).
+func Decode(body []byte, v any) *Error {
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			field := jsonPath(te.Field)
+			return &Error{Code: CodeBadJSON, Field: field,
+				Message: fmt.Sprintf("field %q must be %s, not a JSON %s", field, jsonKind(te.Type), te.Value)}
+		case te != nil && te.Struct == "":
+			return errorf(CodeBadJSON, "", "the request body must be %s, not a JSON %s", jsonKind(te.Type), te.Value)
+		}
+		return errorf(CodeBadJSON, "", "request body is not valid JSON: %v", err)
+	}
+	return checkFields(body, reflect.TypeOf(v))
+}
+
+// jsonPath is a decoding error's field path with JSON names only:
+// encoding/json also lists the Go name of each embedded struct on the way
+// (endpointInput's EndpointPatch), and no JSON name of the admin API
+// starts with an upper-case letter.
+func jsonPath(path string) string {
+	parts := strings.Split(path, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && unicode.IsUpper(rune(p[0])) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ".")
+}
+
+// jsonKind names what JSON a Go type reads, for bad_json messages: users
+// write JSON, so that is the language the message speaks.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	}
+	return "a " + t.String()
 }
