@@ -31,7 +31,8 @@ describe('the page', () => {
 
     // The dashboard is the first screen.
     expect(screen.getByRole('tab', { name: 'Dashboard' })).toHaveAttribute('aria-selected', 'true');
-    expect(await screen.findByTestId('dash-endpoint-b')).toHaveTextContent('unhealthy');
+    // The dashboard is a lazy chunk: its first import may take longer than findBy's default second.
+    expect(await screen.findByTestId('dash-endpoint-b', {}, { timeout: 10_000 })).toHaveTextContent('unhealthy');
     await user.click(screen.getByRole('tab', { name: 'Endpoints' }));
     await user.selectOptions(screen.getByLabelText('Language'), 'zh-CN');
     expect(screen.getByRole('tab', { name: '端点' })).toBeInTheDocument();
