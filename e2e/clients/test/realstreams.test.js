@@ -21,11 +21,14 @@ import { assertLoopbackOnly } from '../lib/offline.js';
 const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'proxy', 'testdata', 'realstreams');
 const MODEL = 'rs-model';
 const PROTOCOLS = { anthropic: 'anthropic', chat: 'openai-chat', responses: 'openai-responses' };
+// The corpus's folders: every client protocol's, and Gemini's, whose
+// recordings reach the three SDKs through a translation only.
+const FOLDERS = { ...PROTOCOLS, gemini: 'gemini' };
 
 /** recordings lists the reductions: protocol, name, SSE events, want. */
 function recordings() {
   const out = [];
-  for (const [dir, protocol] of Object.entries(PROTOCOLS)) {
+  for (const [dir, protocol] of Object.entries(FOLDERS)) {
     for (const f of readdirSync(path.join(corpus, dir)).filter((f) => f.endsWith('.chunks.txt')).sort()) {
       const base = path.join(corpus, dir, f.replace(/\.chunks\.txt$/, ''));
       const lines = readFileSync(`${base}.chunks.txt`, 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
@@ -40,7 +43,7 @@ function recordings() {
 function frame(protocol, lines) {
   let s = '';
   for (const l of lines) {
-    if (protocol === 'openai-chat') {
+    if (protocol === 'openai-chat' || protocol === 'gemini') {
       s += `data: ${l}\n\n`;
       continue;
     }
@@ -73,7 +76,7 @@ before(async () => {
   await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${upstream.address().port}`;
   mesh = await startCCMesh();
-  for (const protocol of Object.values(PROTOCOLS)) {
+  for (const protocol of Object.values(FOLDERS)) {
     await mesh.addEndpoint({ name: `rs-${protocol}`, base_url: url, protocol, api_key: 'sk-rs-key', models: [MODEL] });
   }
 });
