@@ -107,11 +107,13 @@ func codecFor(state any, client string, r *conv.Request) conv.Codec {
 	return Codec
 }
 
-var finishKey = []byte(`"finishReason"`)
+var finishKey, blockKey = []byte(`"finishReason"`), []byte(`"blockReason"`)
 
 // eventKind: every chunk is a whole GenerateContentResponse; one without
 // parts (only usage) opens a stream, one with an error fails it, and the
-// chunk with the finishReason is the last (Gemini sends no end event).
+// chunk with the finishReason is the last (Gemini sends no end event), as
+// is one whose promptFeedback blocks the prompt: a refusal without content
+// (docs/BEHAVIOUR.md#translation), not a stream that broke before any.
 func eventKind(_ string, data []byte, holding bool) conv.EventKind {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return conv.EventPrelude
@@ -124,7 +126,7 @@ func eventKind(_ string, data []byte, holding bool) conv.EventKind {
 			return conv.EventError
 		}
 	}
-	if bytes.Contains(data, finishKey) {
+	if bytes.Contains(data, finishKey) || bytes.Contains(data, blockKey) {
 		return conv.EventTerminal
 	}
 	if !holding {
