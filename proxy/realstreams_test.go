@@ -23,8 +23,8 @@ import (
 // protocol carrying what the recording carries. The committed corpus is
 // proxy/testdata/realstreams (reductions, each with the answer it must
 // give in a .want.json); CCMESH_REALSTREAMS names a directory laid out the
-// same way (anthropic/, chat/, responses/ of *.chunks.txt) to replay as
-// well.
+// same way (anthropic/, chat/, responses/, gemini/ of *.chunks.txt) to
+// replay as well.
 func TestRealStreams(t *testing.T) {
 	corpora := []string{filepath.Join("testdata", "realstreams")}
 	if dir := os.Getenv("CCMESH_REALSTREAMS"); dir != "" {
@@ -87,7 +87,7 @@ type recording struct {
 	want  *wantFile // the committed answer, for a reduction
 }
 
-var corpusDirs = map[string]Protocol{"anthropic": ProtocolAnthropic, "chat": ProtocolOpenAIChat, "responses": ProtocolOpenAIResponses}
+var corpusDirs = map[string]Protocol{"anthropic": ProtocolAnthropic, "chat": ProtocolOpenAIChat, "responses": ProtocolOpenAIResponses, "gemini": ProtocolGemini}
 
 // loadRecordings reads every <proto>/*.chunks.txt under dir; lines that
 // start with # are a reduction's comments.
