@@ -39,7 +39,10 @@ function recordings() {
   return out;
 }
 
-/** frame renders the lines as the upstream sends them (SOURCES.md of the corpus). */
+/**
+ * frame renders the lines as the upstream sends them (SOURCES.md of the
+ * corpus); Gemini's as streamGenerateContent?alt=sse, data only.
+ */
 function frame(protocol, lines) {
   let s = '';
   for (const l of lines) {
@@ -109,6 +112,8 @@ function expectFor(want, client, upstreamProtocol) {
   let stop = want.stop ?? 'end_turn';
   if (calls.length > 0 && (stop === 'end_turn' || stop === 'tool_use')) stop = 'tool_use';
   else if (stop === 'tool_use') stop = 'end_turn';
+  // Responses has no refusal status: a refused answer completes (as forClient).
+  if (translated && client === 'openai-responses' && stop === 'refusal') stop = 'end_turn';
   return { ...want, calls, tools, stop, text: want.text ?? '', reasoning: want.reasoning ?? '' };
 }
 
