@@ -424,3 +424,45 @@ func readGeminiError(status int, body []byte) (conv.UpstreamError, bool) {
 	}
 	return gemini.Spec.ReadError(status, body)
 }
+
+// A tool round trip of Gemini CLI's (tool-02, then tool-03 with the call
+// and its functionResponse) through an Anthropic-only and a Chat-only
+// upstream: the call reaches the client as a functionCall, and the
+// follow-up reaches the upstream as that protocol's tool result.
+func TestGeminiClientToolRoundTrip(t *testing.T) {
+	call := map[Protocol]proxytest.Response{
+		ProtocolAnthropic: {Body: `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"file_path":"note.txt"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}}`},
+		ProtocolOpenAIChat: {Body: `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"file_path\":\"note.txt\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`},
+	}
+	result := map[Protocol]string{ProtocolAnthropic: `"tool_result"`, ProtocolOpenAIChat: `"role":"tool"`}
+	for _, p := range []Protocol{ProtocolAnthropic, ProtocolOpenAIChat} {
+		t.Run(string(p), func(t *testing.T) {
+			u := upstream(t, call[p])
+			e := ep(1, "u", u.URL)
+			e.Protocol, e.Models = p, []string{"gemini-3.8-flash"}
+			h := newHarness(t, Config{Endpoints: []Endpoint{e}})
+			got := geminiAnswer(t, h.post(geminiPath("gemini-3.8-flash", "plain"), capturedGemini(t, "tool-02.json")), "plain")
+			var name string
+			for _, part := range got.Parts {
+				if part.Kind == conv.PartToolCall {
+					name = part.Name
+				}
+			}
+			if name != "read_file" {
+				t.Fatalf("answer parts %+v, want a read_file call", got.Parts)
+			}
+			u.SetDefault(proxytest.AnthropicMessage("the word", 1, 1))
+			if p == ProtocolOpenAIChat {
+				u.SetDefault(proxytest.ChatCompletion("the word", 1, 1))
+			}
+			got = geminiAnswer(t, h.post(geminiPath("gemini-3.8-flash", "plain"), capturedGemini(t, "tool-03.json")), "plain")
+			if txt := answerText(got); txt != "the word" {
+				t.Errorf("follow-up text %q", txt)
+			}
+			reqs := u.Requests()
+			if b := string(reqs[len(reqs)-1].Body); !strings.Contains(b, result[p]) {
+				t.Errorf("the follow-up carries no %s: %.400s", result[p], b)
+			}
+		})
+	}
+}
