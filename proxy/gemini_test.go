@@ -466,3 +466,25 @@ func TestGeminiClientToolRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// A Gemini client's GET /v1beta/models is ccmesh's own list in Gemini's
+// shape, from the Gemini endpoints' models.
+func TestGeminiModelList(t *testing.T) {
+	e := geminiEp(1, "g", "http://127.0.0.1:1")
+	e.Models = []string{"gemini-2.5-flash", "gemini-*"}
+	a := ep(2, "a", "http://127.0.0.1:1")
+	a.Models = []string{"claude-sonnet-4-5"}
+	h := newHarness(t, Config{Endpoints: []Endpoint{e, a}})
+	r := h.do(t.Context(), http.MethodGet, "/v1beta/models", "")
+	var got struct {
+		Models []struct {
+			Name string `json:"name"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != http.StatusOK {
+		t.Fatalf("got %d %s", r.status, r.body)
+	}
+	if len(got.Models) != 1 || got.Models[0].Name != "models/gemini-2.5-flash" {
+		t.Errorf("models %+v, want models/gemini-2.5-flash alone", got.Models)
+	}
+}

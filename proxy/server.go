@@ -219,13 +219,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusServiceUnavailable, PausedMessage)
 		return
 	}
-	if r.URL.Path == "/v1/models" {
+	if ms := modelsSpec(r.URL.Path); r.URL.Path == "/v1/models" || ms != nil {
+		if ms != nil {
+			shape = ms
+		}
 		if r.Method != http.MethodGet {
-			fail(http.StatusMethodNotAllowed, "use GET for /v1/models")
+			fail(http.StatusMethodNotAllowed, "use GET for "+r.URL.Path)
 			return
 		}
 		rec.Status = http.StatusOK
-		s.serveModels(w, r, snap)
+		s.serveModels(w, r, snap, ms)
 		return
 	}
 	spec, inbound, ok := conv.SpecOfRoute(r.URL.Path, r.URL.RawQuery)
