@@ -431,7 +431,7 @@ func readGeminiError(status int, body []byte) (conv.UpstreamError, bool) {
 // follow-up reaches the upstream as that protocol's tool result.
 func TestGeminiClientToolRoundTrip(t *testing.T) {
 	call := map[Protocol]proxytest.Response{
-		ProtocolAnthropic: {Body: `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"file_path":"note.txt"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}}`},
+		ProtocolAnthropic:  {Body: `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"file_path":"note.txt"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}}`},
 		ProtocolOpenAIChat: {Body: `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"file_path\":\"note.txt\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`},
 	}
 	result := map[Protocol]string{ProtocolAnthropic: `"tool_result"`, ProtocolOpenAIChat: `"role":"tool"`}
