@@ -197,8 +197,9 @@ func TestGeminiClientTokenNeverUpstream(t *testing.T) {
 					e.Models = []string{"gemini-3.8-flash"}
 				}
 				h := newHarness(t, Config{Endpoints: []Endpoint{e}, ClientToken: token})
-				if r := h.post("/v1beta/models/gemini-3.8-flash:generateContent", body); r.status != http.StatusUnauthorized {
-					t.Fatalf("without the token: status %d, want 401", r.status)
+				if r := h.post("/v1beta/models/gemini-3.8-flash:generateContent", body); r.status != http.StatusUnauthorized ||
+					!strings.Contains(r.body, `"status":"UNAUTHENTICATED"`) || !strings.Contains(r.body, "x-goog-api-key") {
+					t.Fatalf("without the token: %d %s, want 401 in Gemini's shape naming x-goog-api-key", r.status, r.body)
 				}
 				r := h.post("/v1beta/models/gemini-3.8-flash:generateContent"+c.query, body, c.hdr...)
 				if r.status != http.StatusOK {
@@ -272,9 +273,9 @@ func TestGeminiUpstreamErrors(t *testing.T) {
 // classifyGemini is the verdict of a Gemini upstream's error answer.
 func classifyGemini(t *testing.T, resp proxytest.Response) verdict {
 	t.Helper()
-	ue, ok := readGeminiError(resp.Status, []byte(resp.Body))
+	ue, read := readGeminiError(resp.Status, []byte(resp.Body))
 	v, ok := classifyProtocolError(ue, http.Header{}, true, time.Now())
-	if !ok {
+	if !read || !ok {
 		return classifyStatus(resp.Status, http.Header{}, []byte(resp.Body), true, time.Now())
 	}
 	return v

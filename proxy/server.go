@@ -212,7 +212,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !tokenOK {
-		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as x-api-key or Authorization: Bearer")
+		how := "x-api-key or Authorization: Bearer"
+		if routed != nil {
+			shape = routed // the path's protocol is known: its clients read its shape
+			if routed.KeyHeader != "" && routed.KeyHeader != "X-Api-Key" {
+				how = strings.ToLower(routed.KeyHeader) + ", x-api-key or Authorization: Bearer"
+			}
+		}
+		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as "+how)
 		return
 	}
 	if s.paused.Load() {
