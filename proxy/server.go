@@ -212,20 +212,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !tokenOK {
-		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as x-api-key or Authorization: Bearer")
+		how := "x-api-key or Authorization: Bearer"
+		if routed != nil {
+			shape = routed // the path's protocol is known: its clients read its shape
+			if routed.KeyHeader != "" && routed.KeyHeader != "X-Api-Key" {
+				how = strings.ToLower(routed.KeyHeader) + ", x-api-key or Authorization: Bearer"
+			}
+		}
+		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as "+how)
 		return
 	}
 	if s.paused.Load() {
 		fail(http.StatusServiceUnavailable, PausedMessage)
 		return
 	}
-	if r.URL.Path == "/v1/models" {
+	if ms := modelsSpec(r.URL.Path); r.URL.Path == "/v1/models" || ms != nil {
+		if ms != nil {
+			shape = ms
+		}
 		if r.Method != http.MethodGet {
-			fail(http.StatusMethodNotAllowed, "use GET for /v1/models")
+			fail(http.StatusMethodNotAllowed, "use GET for "+r.URL.Path)
 			return
 		}
 		rec.Status = http.StatusOK
-		s.serveModels(w, r, snap)
+		s.serveModels(w, r, snap, ms)
 		return
 	}
 	spec, inbound, ok := conv.SpecOfRoute(r.URL.Path, r.URL.RawQuery)
