@@ -13,7 +13,7 @@ func TestEndpointBadInputs(t *testing.T) {
 		{"bad name", "POST", "/api/endpoints", `{"name":"has space","base_url":"https://a.example","protocol":"anthropic"}`, 422, "invalid_name"},
 		{"duplicate name", "POST", "/api/endpoints", `{"name":"taken","base_url":"https://b.example","protocol":"anthropic"}`, 409, "duplicate_name"},
 		{"non-http url", "POST", "/api/endpoints", `{"name":"x","base_url":"ftp://a.example","protocol":"anthropic"}`, 422, "invalid_url"},
-		{"unknown protocol", "POST", "/api/endpoints", `{"name":"x","base_url":"https://a.example","protocol":"gemini"}`, 422, "invalid_protocol"},
+		{"unknown protocol", "POST", "/api/endpoints", `{"name":"x","base_url":"https://a.example","protocol":"grpc"}`, 422, "invalid_protocol"},
 		{"missing name", "POST", "/api/endpoints", `{"base_url":"https://a.example","protocol":"anthropic"}`, 422, "required"},
 		{"malformed json", "POST", "/api/endpoints", `{"name":`, 400, "bad_json"},
 		{"wrong type", "POST", "/api/endpoints", `{"name":7}`, 400, "bad_json"},

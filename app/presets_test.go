@@ -55,3 +55,20 @@ func TestPresets(t *testing.T) {
 		t.Errorf("API lists %d presets", len(got.Presets))
 	}
 }
+
+// Gemini has a native preset (protocol gemini, Google's own base URL)
+// besides the OpenAI-compatible one.
+func TestPresetGeminiNative(t *testing.T) {
+	want := map[string]string{"gemini-native": "gemini", "gemini": "openai-chat"}
+	for _, p := range presets {
+		if proto, ok := want[p.ID]; ok {
+			if p.Protocol != proto || !strings.HasPrefix(p.BaseURL, "https://generativelanguage.googleapis.com") {
+				t.Errorf("%s: protocol %q base %q, want %q on generativelanguage.googleapis.com", p.ID, p.Protocol, p.BaseURL, proto)
+			}
+			delete(want, p.ID)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("presets missing: %v", want)
+	}
+}

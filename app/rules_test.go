@@ -46,7 +46,7 @@ func TestRulesValidation(t *testing.T) {
 		{"bad model pattern", rule(`"r"`, `{"models":["claude-?"]}`, `{"endpoints":["A"]}`), "rules[0].when.models[0]"},
 		{"bad header pattern", rule(`"r"`, `{"header":{"name":"x-team","pattern":"[a]"}}`, `{"endpoints":["A"]}`), "rules[0].when.header.pattern"},
 		{"bad header name", rule(`"r"`, `{"header":{"name":"x team","pattern":"*"}}`, `{"endpoints":["A"]}`), "rules[0].when.header.name"},
-		{"bad protocol", rule(`"r"`, `{"protocol":"gemini"}`, `{"endpoints":["A"]}`), "rules[0].when.protocol"},
+		{"bad protocol", rule(`"r"`, `{"protocol":"grpc"}`, `{"endpoints":["A"]}`), "rules[0].when.protocol"},
 		{"negative tokens", rule(`"r"`, `{"input_tokens_over":-1}`, `{"endpoints":["A"]}`), "rules[0].when.input_tokens_over"},
 		{"empty model_map target", rule(`"r"`, `{}`, `{"endpoints":["A"],"model_map":{"claude-*":" "}}`), "rules[0].then.model_map"},
 		{"duplicate name", ok + "," + ok, "rules[1].name"},

@@ -52,13 +52,13 @@ func TestEndpointAppFieldValidation(t *testing.T) {
 		want       apiErr
 	}{
 		{"no protocol", `{"name":"new","base_url":"https://new.example"}`,
-			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat or openai-responses"}},
+			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat, openai-responses or gemini"}},
 		{"empty protocol", with(`,"protocol":""`),
-			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat or openai-responses"}},
+			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat, openai-responses or gemini"}},
 		{"null protocol", with(`,"protocol":null`),
-			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat or openai-responses"}},
+			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat, openai-responses or gemini"}},
 		{"bad protocol", with(`,"protocol":"openai"`),
-			apiErr{"invalid_protocol", "protocol", `protocol "openai" is not one of anthropic, openai-chat, openai-responses`}},
+			apiErr{"invalid_protocol", "protocol", `protocol "openai" is not one of anthropic, openai-chat, openai-responses, gemini`}},
 		{"bad auth", with(`,"auth":"basic"`),
 			apiErr{"invalid_auth", "auth", `auth "basic" is not one of auto, x-api-key, bearer`}},
 		{"empty auth", with(`,"auth":""`),
@@ -82,8 +82,8 @@ func TestEndpointAppFieldValidation(t *testing.T) {
 		{"error rate above 1", with(`,"breaker_overrides":{"error_rate_threshold":1.01}`),
 			apiErr{"invalid_breaker_override", "breaker_overrides.error_rate_threshold", "error_rate_threshold must be more than 0 and at most 1, got 1.01"}},
 		// Field checks come before the name's uniqueness.
-		{"bad protocol on a taken name", `{"name":"taken","base_url":"https://a.example","protocol":"gemini"}`,
-			apiErr{"invalid_protocol", "protocol", `protocol "gemini" is not one of anthropic, openai-chat, openai-responses`}},
+		{"bad protocol on a taken name", `{"name":"taken","base_url":"https://a.example","protocol":"grpc"}`,
+			apiErr{"invalid_protocol", "protocol", `protocol "grpc" is not one of anthropic, openai-chat, openai-responses, gemini`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,9 +103,9 @@ func TestEndpointAppFieldValidation(t *testing.T) {
 		want       apiErr
 	}{
 		{"empty protocol", `{"protocol":""}`,
-			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat or openai-responses"}},
+			apiErr{"required", "protocol", "protocol is required: anthropic, openai-chat, openai-responses or gemini"}},
 		{"bad protocol", `{"protocol":"grpc"}`,
-			apiErr{"invalid_protocol", "protocol", `protocol "grpc" is not one of anthropic, openai-chat, openai-responses`}},
+			apiErr{"invalid_protocol", "protocol", `protocol "grpc" is not one of anthropic, openai-chat, openai-responses, gemini`}},
 		{"bad auth", `{"auth":"basic","api_key":"sk-new"}`,
 			apiErr{"invalid_auth", "auth", `auth "basic" is not one of auto, x-api-key, bearer`}},
 		{"bad override", `{"breaker_overrides":{"timeout_ms":-1}}`,
@@ -235,9 +235,9 @@ func TestImportValidation(t *testing.T) {
 		want apiErr
 	}{
 		{`{"version":1,"endpoints":[{"name":"new1","base_url":"https://a.example"}]}`,
-			apiErr{"required", "endpoints[0].protocol", "endpoint 1 (new1): protocol is required: anthropic, openai-chat or openai-responses"}},
+			apiErr{"required", "endpoints[0].protocol", "endpoint 1 (new1): protocol is required: anthropic, openai-chat, openai-responses or gemini"}},
 		{`{"version":1,"endpoints":[{"name":"old"},{"name":"new1","base_url":"https://a.example","protocol":"grpc"}]}`,
-			apiErr{"invalid_protocol", "endpoints[1].protocol", `endpoint 2 (new1): protocol "grpc" is not one of anthropic, openai-chat, openai-responses`}},
+			apiErr{"invalid_protocol", "endpoints[1].protocol", `endpoint 2 (new1): protocol "grpc" is not one of anthropic, openai-chat, openai-responses, gemini`}},
 		{`{"version":1,"endpoints":[{"name":"new1","base_url":"https://a.example","protocol":"anthropic","auth":"basic"}]}`,
 			apiErr{"invalid_auth", "endpoints[0].auth", `endpoint 1 (new1): auth "basic" is not one of auto, x-api-key, bearer`}},
 		{`{"version":1,"endpoints":[{"name":"ok","base_url":"https://a.example","protocol":"anthropic"},{"name":"new2","base_url":"https://a.example","protocol":"anthropic","breaker_overrides":{"timeout_ms":-1}}]}`,

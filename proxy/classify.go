@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/translate"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // Everything ccmesh knows about what an upstream's answer means lives here
@@ -34,6 +35,9 @@ type verdict struct {
 	errType ErrorType
 	// retryAfter is a 429's retry time; zero when the upstream gave none.
 	retryAfter time.Duration
+	// keyRefused: the protocol's error body says the key is refused,
+	// whatever the status (Gemini's API_KEY_INVALID comes as a 400).
+	keyRefused bool
 }
 
 var (
@@ -102,6 +106,28 @@ func classifyStatus(status int, h http.Header, body []byte, keyInjected bool, no
 	return verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus}
 }
 
+// classifyProtocolError applies what a protocol's own error body says
+// (conv.Spec.ReadError) over the status rows: a key refused is the key's
+// failure when ccmesh sent the key, a spent quota is QuotaExhausted, a
+// rate limit waits the time the body names (else the Retry-After). ok is
+// false when the body says none of these: the status rows decide.
+func classifyProtocolError(ue conv.UpstreamError, h http.Header, keyInjected bool, now time.Time) (verdict, bool) {
+	switch {
+	case ue.KeyRefused && keyInjected:
+		return verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus, keyRefused: true}, true
+	case ue.Quota:
+		return verdict{act: actNext, outcome: failure(breaker.QuotaExhausted), errType: ErrQuota}, true
+	case ue.RateLimited:
+		ra := ue.RetryAfter
+		if ra <= 0 {
+			ra, _ = parseRetryAfter(h, now)
+		}
+		return verdict{act: actNext, errType: ErrRateLimit, retryAfter: ra,
+			outcome: breaker.Outcome{Kind: breaker.Failure, Reason: breaker.RateLimited, RetryAfter: ra}}, true
+	}
+	return verdict{}, false
+}
+
 // classifyStreamError classifies an error event that a 2xx stream sent
 // before any content, as if the upstream had answered with the status its
 // error type stands for. A half-started stream is never handed over, so
@@ -133,7 +159,7 @@ func streamErrorStatus(data []byte) int {
 			e = ev.Response.Error
 		}
 		if e != nil {
-			for _, t := range []string{e.Type, e.Code} {
+			for _, t := range []string{e.Type, e.Code, e.Status} {
 				if s, ok := errorTypeStatus[t]; ok {
 					return s
 				}
@@ -150,21 +176,23 @@ func streamErrorStatus(data []byte) int {
 }
 
 type errorFields struct {
-	Type string `json:"type"`
-	Code string `json:"code"`
+	Type   string `json:"type"`
+	Code   string `json:"code"`
+	Status string `json:"status"` // Gemini's RESOURCE_EXHAUSTED, …
 }
 
 // UnmarshalJSON takes a code given as a number (some relays send the
 // HTTP status there) as its text, so the event still decodes.
 func (e *errorFields) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Type json.RawMessage `json:"type"`
-		Code json.RawMessage `json:"code"`
+		Type   json.RawMessage `json:"type"`
+		Code   json.RawMessage `json:"code"`
+		Status json.RawMessage `json:"status"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	e.Type, e.Code = jsonText(raw.Type), jsonText(raw.Code)
+	e.Type, e.Code, e.Status = jsonText(raw.Type), jsonText(raw.Code), jsonText(raw.Status)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
@@ -55,9 +56,11 @@ func (q *request) forwardOnce(e *endpoint) result {
 // took to send response headers.
 func (q *request) sendOnce(e *endpoint, ttfb *time.Duration) result {
 	cfg := &q.snap.cfg
-	if q.r.URL.Path == countTokensPath && e.protocol != q.pi {
-		// Only the Messages API counts tokens.
-		q.answerEstimate(fmt.Sprintf("endpoint %s speaks %s", e.Name, e.Protocol))
+	if q.inbound.Count && e.protocol != q.pi {
+		if e.spec.CountUpstream != nil && e.spec.EncodeCount != nil {
+			return q.countOn(e, ttfb)
+		}
+		q.answerEstimate(fmt.Sprintf("endpoint %s speaks %s, which has no token counter ccmesh can ask", e.Name, e.Protocol))
 		return result{verdict: verdict{act: actDone, outcome: neutral}, status: http.StatusOK}
 	}
 	t, err := q.translationFor(e)
@@ -99,9 +102,10 @@ func (q *request) sendOnce(e *endpoint, ttfb *time.Duration) result {
 		return q.upstreamError(e, resp, t)
 	}
 	sse := isSSE(resp.Header)
-	if t == nil && sse != q.info.stream && q.r.URL.Path != countTokensPath {
-		// The upstream ignored "stream": the client gets what it asked for.
-		// A body the codec cannot read is left to pass through as it came.
+	if t == nil && (sse != q.info.stream || sse && q.inbound.Form != nil) && !q.inbound.Count {
+		// The upstream ignored "stream", or streams in another form than the
+		// client's path asked for (Gemini's array): the client gets what it
+		// asked for. A body the codec cannot read passes through as it came.
 		t, _ = q.translationTo(q.proto)
 	}
 	if sse && decodeStream(resp) {
@@ -155,6 +159,9 @@ func (q *request) bodyFor(e *endpoint) []byte {
 // model, the protocol's path for the forwarded model (the client's query
 // belongs to the client's path).
 func (q *request) passThroughURL(e *endpoint) string {
+	if q.inbound.Count && q.info.inPath && e.spec.CountUpstream != nil {
+		return e.upstreamURL(e.spec.CountUpstream(e.mapModel(q.model)))
+	}
 	if q.info.inPath {
 		return e.upstreamURL(e.spec.Upstream(e.mapModel(q.model), q.info.stream))
 	}
@@ -213,6 +220,11 @@ func (q *request) upstreamHeader(e *endpoint) http.Header {
 	if e.APIKey != "" || q.snap.cfg.ClientToken != "" {
 		h.Del("X-Api-Key")
 		h.Del("Authorization")
+		for _, s := range translate.Specs {
+			if s.KeyHeader != "" {
+				h.Del(s.KeyHeader) // a Gemini client's x-goog-api-key, …
+			}
+		}
 	}
 	setEndpointAuth(h, e)
 	return h
@@ -290,7 +302,14 @@ func (q *request) upstreamError(e *endpoint, resp *http.Response, t *translation
 		bodyHead: Head(decoded, bodyHeadCap),
 		msg:      statusMessage(resp.StatusCode, decoded),
 	}
-	if q.r.URL.Path == countTokensPath {
+	if e.spec.ReadError != nil {
+		if ue, ok := e.spec.ReadError(resp.StatusCode, decoded); ok {
+			if v, ok := classifyProtocolError(ue, resp.Header, e.APIKey != "", time.Now()); ok {
+				res.verdict = v
+			}
+		}
+	}
+	if q.inbound.Count {
 		// Claude Code sends bursts of these; a relay that lacks the route
 		// must neither fail the request nor trip the breaker that guards
 		// its /v1/messages.
@@ -414,8 +433,8 @@ func (q *request) copyResponse(ctx context.Context, e *endpoint, resp *http.Resp
 	}
 	if !flush && kept.Len() < usageBodyCap {
 		body := decodeBody(resp.Header.Get("Content-Encoding"), kept.Bytes(), usageBodyCap)
-		if q.r.URL.Path == countTokensPath {
-			q.rec.TokensIn = countedTokens(body)
+		if q.inbound.Count {
+			q.rec.TokensIn = e.spec.ReadCount(body)
 		} else {
 			q.noteBody(e, body)
 		}

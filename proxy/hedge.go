@@ -107,7 +107,7 @@ func lostRace() result {
 // endpoints and count_tokens are never raced.
 func (q *request) hedgeCandidate(e *endpoint) *endpoint {
 	if q.hedgeAfter(e) <= 0 || q.hedged || q.explicit != nil || q.budget-len(q.attempts) < 2 ||
-		q.r.URL.Path == countTokensPath {
+		q.inbound.Count {
 		return nil
 	}
 	// The walk visits each candidate once, in q.order: the one after e is

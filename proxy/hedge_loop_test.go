@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // The attempt loop's races in fake time (docs/BEHAVIOUR.md#hedging): the
@@ -168,7 +169,8 @@ func TestHedgeCandidate(t *testing.T) {
 				r:        httptest.NewRequestWithContext(context.Background(), http.MethodPost, path, nil),
 				snap:     &snapshot{cfg: Config{HedgeAfter: hedgeDelay}},
 				attempts: tc.attempts, budget: tc.budget, hedged: tc.hedged,
-				order: []*endpoint{a, b, c},
+				order:   []*endpoint{a, b, c},
+				inbound: conv.Inbound{Count: tc.path == countTokensPath},
 			}
 			if tc.explicit {
 				q.explicit = a

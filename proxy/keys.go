@@ -98,7 +98,7 @@ func keyFault(res result) bool {
 	if res.outcome.Kind != breaker.Failure {
 		return false
 	}
-	return res.outcome.Reason == breaker.QuotaExhausted || res.status == 401 || res.status == 403
+	return res.outcome.Reason == breaker.QuotaExhausted || res.status == 401 || res.status == 403 || res.keyRefused
 }
 
 // errNoKey: every key of the pool is disabled, held open by its breaker or

@@ -3,6 +3,7 @@ package proxy
 import (
 	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/proxy/translate/chat"
+	"github.com/ccmesh/ccmesh/proxy/translate/gemini"
 	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
@@ -12,6 +13,7 @@ const (
 	ProtocolAnthropic       = anthropic.Protocol
 	ProtocolOpenAIChat      = chat.Protocol
 	ProtocolOpenAIResponses = responses.Protocol
+	ProtocolGemini          = gemini.Protocol
 )
 
 // claudeError is an Anthropic error body, as tests read one.

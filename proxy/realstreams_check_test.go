@@ -176,7 +176,7 @@ func (o outcome) forClient(client, upstream Protocol) outcome {
 		e.stop = conv.StopToolUse
 	case s == conv.StopToolUse:
 		e.stop = conv.StopEnd // no call the client can run: the stop follows the text
-	case client == ProtocolOpenAIChat && s != conv.StopMaxTokens && s != conv.StopRefusal,
+	case (client == ProtocolOpenAIChat || client == ProtocolGemini) && s != conv.StopMaxTokens && s != conv.StopRefusal,
 		client == ProtocolOpenAIResponses && s != conv.StopMaxTokens:
 		e.stop = conv.StopEnd
 	}
@@ -184,6 +184,18 @@ func (o outcome) forClient(client, upstream Protocol) outcome {
 		e.stop = conv.StopToolUse
 	}
 	return e
+}
+
+// joined is o with its text parts and its reasoning parts each run
+// together, as one part of each reads after a Gemini stream.
+func (o outcome) joined() outcome {
+	if len(o.text) > 1 {
+		o.text = []string{strings.Join(o.text, "")}
+	}
+	if len(o.reasoning) > 1 {
+		o.reasoning = []string{strings.Join(o.reasoning, "")}
+	}
+	return o
 }
 
 // clientBody is a case's request in the client's protocol.
@@ -206,6 +218,8 @@ func clientBody(client Protocol, stream bool, tools []toolDecl) string {
 		for _, d := range tools {
 			ts = append(ts, map[string]any{"type": "function", "function": map[string]any{"name": d.name, "parameters": schema}})
 		}
+	case ProtocolGemini:
+		return geminiBody(tools)
 	case ProtocolOpenAIResponses:
 		req["input"] = "hi"
 		for _, d := range tools {
@@ -222,6 +236,20 @@ func clientBody(client Protocol, stream bool, tools []toolDecl) string {
 	}
 	if len(ts) > 0 {
 		req["tools"] = ts
+	}
+	return string(conv.Marshal(req))
+}
+
+// geminiBody is a case's generateContent request: the model and the
+// stream flag are in its path (clientPath).
+func geminiBody(tools []toolDecl) string {
+	req := map[string]any{"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}}}
+	var fns []any
+	for _, d := range tools {
+		fns = append(fns, map[string]any{"name": d.name, "parameters": map[string]any{"type": "object", "properties": map[string]any{}}})
+	}
+	if len(fns) > 0 {
+		req["tools"] = []any{map[string]any{"functionDeclarations": fns}}
 	}
 	return string(conv.Marshal(req))
 }

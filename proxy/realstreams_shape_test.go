@@ -11,8 +11,10 @@ func errorShape(client Protocol, body []byte) string {
 	var v struct {
 		Type  string `json:"type"`
 		Error *struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
+			Type    string          `json:"type"`
+			Message string          `json:"message"`
+			Code    json.RawMessage `json:"code"` // Gemini's a number, OpenAI's a word
+			Status  string          `json:"status"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -23,8 +25,16 @@ func errorShape(client Protocol, body []byte) string {
 		return fmt.Sprintf("no error object with a message: %.300s", body)
 	case client == ProtocolAnthropic && (v.Type != "error" || v.Error.Type == ""):
 		return fmt.Sprintf("not an Anthropic error object: %.300s", body)
+	case client == ProtocolGemini && (!validGeminiCode(v.Error.Code) || v.Error.Status == ""):
+		return fmt.Sprintf("not a Gemini error object (code, message, status): %.300s", body)
 	}
 	return ""
+}
+
+// validGeminiCode: a Gemini error's code is its HTTP status, a number.
+func validGeminiCode(raw json.RawMessage) bool {
+	var code int
+	return json.Unmarshal(raw, &code) == nil && code >= 400
 }
 
 // streamCheck checks the order of a client's stream events as its
@@ -54,6 +64,8 @@ func (s *streamCheck) event(name string, data []byte) string {
 		return s.anthropic(name, data)
 	case ProtocolOpenAIChat:
 		return s.chat(data)
+	case ProtocolGemini:
+		return s.gemini(name, data)
 	}
 	return s.responses(name, data)
 }
@@ -148,6 +160,33 @@ func (s *streamCheck) responses(name string, data []byte) string {
 	case ev.ItemID != "" && !s.items[ev.ItemID]:
 		return fmt.Sprintf("%s for item %s before its output_item.added", name, ev.ItemID)
 	case name == "response.completed", name == "response.failed", name == "error":
+		s.ended = true
+	}
+	return ""
+}
+
+// gemini checks one chunk of streamGenerateContent?alt=sse: unnamed, a
+// GenerateContentResponse or an error object; the chunk with a
+// finishReason, or the error, is the last.
+func (s *streamCheck) gemini(name string, data []byte) string {
+	var c struct {
+		Candidates []struct {
+			FinishReason string `json:"finishReason"`
+		} `json:"candidates"`
+		PromptFeedback json.RawMessage `json:"promptFeedback"`
+		UsageMetadata  json.RawMessage `json:"usageMetadata"`
+		Error          json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil || name != "" {
+		return fmt.Sprintf("chunk %d (event %q) is not an unnamed JSON object: %.200s", s.n, name, data)
+	}
+	s.last = "chunk"
+	switch {
+	case len(c.Error) > 0:
+		s.last, s.ended = "error", true
+	case len(c.Candidates) == 0 && len(c.PromptFeedback) == 0 && len(c.UsageMetadata) == 0:
+		return fmt.Sprintf("chunk %d has none of candidates, promptFeedback, usageMetadata: %.200s", s.n, data)
+	case len(c.Candidates) > 0 && c.Candidates[0].FinishReason != "":
 		s.ended = true
 	}
 	return ""

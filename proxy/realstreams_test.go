@@ -23,7 +23,8 @@ import (
 // protocol carrying what the recording carries. The committed corpus is
 // proxy/testdata/realstreams (reductions, each with the answer it must
 // give in a .want.json); CCMESH_REALSTREAMS names a directory laid out the
-// same way (anthropic/, chat/, responses/ of *.chunks.txt) to replay as well.
+// same way (anthropic/, chat/, responses/, gemini/ of *.chunks.txt) to
+// replay as well.
 func TestRealStreams(t *testing.T) {
 	corpora := []string{filepath.Join("testdata", "realstreams")}
 	if dir := os.Getenv("CCMESH_REALSTREAMS"); dir != "" {
@@ -86,7 +87,7 @@ type recording struct {
 	want  *wantFile // the committed answer, for a reduction
 }
 
-var corpusDirs = map[string]Protocol{"anthropic": ProtocolAnthropic, "chat": ProtocolOpenAIChat, "responses": ProtocolOpenAIResponses}
+var corpusDirs = map[string]Protocol{"anthropic": ProtocolAnthropic, "chat": ProtocolOpenAIChat, "responses": ProtocolOpenAIResponses, "gemini": ProtocolGemini}
 
 // loadRecordings reads every <proto>/*.chunks.txt under dir; lines that
 // start with # are a reduction's comments.
@@ -124,12 +125,14 @@ func loadRecordings(t *testing.T, dir string) []*recording {
 
 // events frames the recording as its upstream sends it: Anthropic and
 // Responses lines as `event: <type>` / `data: <line>`, Chat lines as data
-// only and then [DONE] unless the last line is an error.
+// only and then [DONE] unless the last line is an error, Gemini lines as
+// data only (streamGenerateContent?alt=sse, which ccmesh always asks
+// Gemini for: docs/BEHAVIOUR.md#translation).
 func (r *recording) events() []proxytest.Event {
 	var evs []proxytest.Event
 	for _, l := range r.lines {
 		ev := proxytest.Event{Data: l}
-		if r.proto != ProtocolOpenAIChat {
+		if r.proto != ProtocolOpenAIChat && r.proto != ProtocolGemini {
 			var v struct {
 				Type string `json:"type"`
 			}
@@ -236,11 +239,23 @@ func newReplayer(t *testing.T) *replayer {
 	return rs
 }
 
+// clientPath is where a client of protocol client posts a case: a Gemini
+// client names the model and the stream flag in the path.
+func clientPath(client Protocol, stream bool) string {
+	if client != ProtocolGemini {
+		return upstreamPath(client)
+	}
+	if stream {
+		return "/v1beta/models/" + replayModel + ":streamGenerateContent?alt=sse"
+	}
+	return "/v1beta/models/" + replayModel + ":generateContent"
+}
+
 // check runs one case and returns what is wrong with the client's answer.
 func (rs *replayer) check(rec *recording, want outcome, client Protocol, stream bool) []string {
 	rs.ups[rec.proto].SetDefault(proxytest.Response{Events: rec.events()})
 	body := clientBody(client, stream, want.declared(client, rec.proto))
-	req, err := http.NewRequest(http.MethodPost, rs.h.front.URL+upstreamPath(client), strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, rs.h.front.URL+clientPath(client, stream), strings.NewReader(body))
 	if err != nil {
 		rs.t.Fatal(err)
 	}
@@ -260,6 +275,11 @@ func (rs *replayer) check(rec *recording, want outcome, client Protocol, stream 
 	}
 	got, problems := readAnswer(client, resp, buf.Bytes(), stream, client != rec.proto)
 	exp := want.forClient(client, rec.proto)
+	if client == ProtocolGemini && stream {
+		// A Gemini stream has no part boundaries: text after text is one
+		// text part to its client, however many blocks the upstream sent.
+		exp = exp.joined()
+	}
 	if g, w := got.compare(exp), exp.compare(exp); g != w {
 		problems = append(problems, fmt.Sprintf("the client got\n%s\nwant\n%s", g, w))
 	}

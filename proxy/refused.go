@@ -86,7 +86,7 @@ func (q *request) dropBetas(h http.Header) {
 // go without and still carries: sending it again without them differs
 // from what was refused.
 func (q *request) refusedParts(status int, body []byte) []Drop {
-	if status != http.StatusBadRequest && status != http.StatusUnprocessableEntity || q.r.URL.Path == countTokensPath {
+	if status != http.StatusBadRequest && status != http.StatusUnprocessableEntity || q.inbound.Count {
 		return nil
 	}
 	var out []Drop

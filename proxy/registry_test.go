@@ -30,7 +30,7 @@ func TestProtocolTable(t *testing.T) {
 			for name, missing := range map[string]bool{
 				"EventKind": s.EventKind == nil, "BodyUsage": s.BodyUsage == nil, "EventUsage": s.EventUsage == nil,
 				"ErrorBody": s.ErrorBody == nil, "StreamError": s.StreamError == nil, "Probe": s.Probe == nil,
-				"ModelsAnswer": s.ModelsAnswer == nil, "Inbound": len(s.Inbound) == 0, "ProbeModel": s.ProbeModel == "",
+				"ModelsAnswer": s.ModelsAnswer == nil, "Inbound or Route": len(s.Inbound) == 0 && s.Route == nil, "ProbeModel": s.ProbeModel == "",
 				"ModelsAfter": s.ModelsAfter == "", "Version": s.Version == "",
 			} {
 				if missing {
@@ -51,21 +51,28 @@ func TestProtocolTable(t *testing.T) {
 			if ev := string(s.StreamError("gone")); !strings.Contains(ev, "data: ") || !strings.HasSuffix(ev, "\n\n") {
 				t.Errorf("stream error %q is not one SSE event", ev)
 			}
-			if path, body := s.Probe("m"); !slices.Contains(s.Inbound, path) || !json.Valid(body) {
+			if path, body := s.Probe("m"); !json.Valid(body) || !slices.Contains(s.Inbound, path) && !routes(path, p) {
 				t.Errorf("probe %s %s", path, body)
 			}
 		})
 	}
-	for _, bad := range []Protocol{"", "gemini", "Anthropic"} {
+	for _, bad := range []Protocol{"", "Gemini", "Anthropic"} {
 		if bad.Valid() || bad.Index() != -1 || bad.Spec() != nil {
 			t.Errorf("%q is taken for a protocol", bad)
 		}
 	}
 }
 
+// routes reports whether path is routed to protocol p.
+func routes(path string, p Protocol) bool {
+	s, _, ok := conv.SpecOfRoute(path, "")
+	return ok && s.Protocol == p
+}
+
 // The 404 names every inbound path of the table, in its order.
 func TestServedPaths(t *testing.T) {
-	want := "/v1/messages, /v1/messages/count_tokens, /v1/chat/completions, /v1/responses and /v1/models"
+	want := "/v1/messages, /v1/messages/count_tokens, /v1/chat/completions, /v1/responses, " +
+		"/v1beta/models/{model}:generateContent, :streamGenerateContent, :countTokens and /v1/models"
 	if servedPaths != want {
 		t.Errorf("got %q, want %q", servedPaths, want)
 	}
@@ -108,25 +115,29 @@ func TestUsageReadOnce(t *testing.T) {
 // Route, after the exact paths of every protocol.
 func TestSpecOfRoute(t *testing.T) {
 	for _, c := range []struct {
-		path string
-		want Protocol
-		ok   bool
+		path, query string
+		want        Protocol
+		ok          bool
+		in          conv.Inbound
 	}{
-		{"/v1/messages", ProtocolAnthropic, true},
-		{"/v1/messages/count_tokens", ProtocolAnthropic, true},
-		{"/v1/chat/completions", ProtocolOpenAIChat, true},
-		{"/v1/responses", ProtocolOpenAIResponses, true},
-		{"/v1/responses/x", "", false},
-		{"/v1beta/models/g:generateContent", "", false},
+		{"/v1/messages", "", ProtocolAnthropic, true, conv.Inbound{}},
+		{"/v1/messages/count_tokens", "", ProtocolAnthropic, true, conv.Inbound{Count: true}},
+		{"/v1/chat/completions", "", ProtocolOpenAIChat, true, conv.Inbound{}},
+		{"/v1/responses", "", ProtocolOpenAIResponses, true, conv.Inbound{}},
+		{"/v1/responses/x", "", "", false, conv.Inbound{}},
+		{"/v1beta/models/g:generateContent", "", ProtocolGemini, true, conv.Inbound{Model: "g", StreamSaid: true}},
+		{"/v1beta/models/g:streamGenerateContent", "alt=sse", ProtocolGemini, true, conv.Inbound{Model: "g", Stream: true, StreamSaid: true}},
+		{"/v1beta/models/g:countTokens", "", ProtocolGemini, true, conv.Inbound{Model: "g", StreamSaid: true, Count: true}},
+		{"/v1beta/models/:generateContent", "", "", false, conv.Inbound{}},
 	} {
-		t.Run(c.path, func(t *testing.T) {
-			s, in, ok := conv.SpecOfRoute(c.path, "")
+		t.Run(c.path+"?"+c.query, func(t *testing.T) {
+			s, in, ok := conv.SpecOfRoute(c.path, c.query)
 			var got Protocol
 			if s != nil {
 				got = s.Protocol
 			}
-			if got != c.want || ok != c.ok || in != (conv.Inbound{}) {
-				t.Errorf("got %q, %v, %+v; want %q, %v", got, ok, in, c.want, c.ok)
+			if got != c.want || ok != c.ok || in != c.in {
+				t.Errorf("got %q, %v, %+v; want %q, %v, %+v", got, ok, in, c.want, c.ok, c.in)
 			}
 		})
 	}

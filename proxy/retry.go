@@ -110,7 +110,7 @@ func containsAny(b []byte, words [][]byte) bool {
 // adjustmentFor decides whether a 400 from e refuses something an
 // adjusted request would leave out. Only the first refusal is retried.
 func (q *request) adjustmentFor(e *endpoint, status int, body []byte) adjustment {
-	if status != http.StatusBadRequest || q.adjusted != adjustNone || q.r.URL.Path == countTokensPath {
+	if status != http.StatusBadRequest || q.adjusted != adjustNone || q.inbound.Count {
 		return adjustNone
 	}
 	lower := bytes.ToLower(body)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
@@ -164,6 +165,13 @@ func (q *request) resolveExplicit() (status int, msg string) {
 		if err == nil {
 			fromQuery = vals.Get("ccmesh_endpoint")
 			q.rawQuery = dropQueryParam(q.rawQuery, "ccmesh_endpoint")
+		}
+	}
+	for _, s := range translate.Specs {
+		// A key in the query is the client's (or ccmesh's client token):
+		// it never goes upstream; the endpoint's key goes in its header.
+		if s.KeyQuery != "" && strings.Contains(q.rawQuery, s.KeyQuery+"=") {
+			q.rawQuery = dropQueryParam(q.rawQuery, s.KeyQuery)
 		}
 	}
 	name, how := q.r.Header.Get("X-Ccmesh-Endpoint"), "the x-ccmesh-endpoint header"

@@ -63,6 +63,10 @@ type Server struct {
 	proxied  transports   // one per endpoint proxy_url in use (upstreamproxy.go)
 	speeds   speeds       // each endpoint's time to first byte, for the fastest strategy (fastest.go)
 	onLearn  func(int64, Learned)
+	// states are the per-protocol conversation states (conv.Spec.NewState:
+	// Gemini's thought signatures), by the protocol's index; nil for a
+	// protocol that keeps none.
+	states []any
 }
 
 // New makes a Server.
@@ -70,6 +74,12 @@ func New(opts Options) *Server {
 	s := &Server{breakers: opts.Breakers, keyBreakers: opts.KeyBreakers, sink: opts.Sink, log: opts.Logger, transport: opts.Transport, onLearn: opts.OnLearn}
 	s.copyBufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	s.weights, s.cursors = make([]weightState, len(Protocols)), make([]atomic.Int64, len(Protocols))
+	s.states = make([]any, len(translate.Specs))
+	for i, spec := range translate.Specs {
+		if spec.NewState != nil {
+			s.states[i] = spec.NewState()
+		}
+	}
 	if s.breakers == nil {
 		s.breakers = breaker.NewSet(breaker.Config{}, nil)
 	}
@@ -187,7 +197,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if internal {
 		rec.Tag, rec.ResentFrom = mark.tag, resentFrom(r.Header)
 	}
-	tokenOK := internal || clientTokenOK(r, snap.cfg.ClientToken)
+	routed, _, _ := conv.SpecOfRoute(r.URL.Path, r.URL.RawQuery)
+	tokenOK := internal || clientTokenOK(r, snap.cfg.ClientToken, routed)
 	// On a non-loopback listener a client that holds the token may name
 	// the host however its network does; without the token the
 	// DNS-rebinding guard decides (docs/BEHAVIOUR.md#safety).
@@ -201,20 +212,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !tokenOK {
-		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as x-api-key or Authorization: Bearer")
+		how := "x-api-key or Authorization: Bearer"
+		if routed != nil {
+			shape = routed // the path's protocol is known: its clients read its shape
+			if routed.KeyHeader != "" && routed.KeyHeader != "X-Api-Key" {
+				how = strings.ToLower(routed.KeyHeader) + ", x-api-key or Authorization: Bearer"
+			}
+		}
+		fail(http.StatusUnauthorized, "ccmesh requires its client token: send it as "+how)
 		return
 	}
 	if s.paused.Load() {
 		fail(http.StatusServiceUnavailable, PausedMessage)
 		return
 	}
-	if r.URL.Path == "/v1/models" {
+	if ms := modelsSpec(r.URL.Path); r.URL.Path == "/v1/models" || ms != nil {
+		if ms != nil {
+			shape = ms
+		}
 		if r.Method != http.MethodGet {
-			fail(http.StatusMethodNotAllowed, "use GET for /v1/models")
+			fail(http.StatusMethodNotAllowed, "use GET for "+r.URL.Path)
 			return
 		}
 		rec.Status = http.StatusOK
-		s.serveModels(w, r, snap)
+		s.serveModels(w, r, snap, ms)
 		return
 	}
 	spec, inbound, ok := conv.SpecOfRoute(r.URL.Path, r.URL.RawQuery)
@@ -271,6 +292,9 @@ var servedPaths = func() string {
 	var paths []string
 	for _, s := range translate.Specs {
 		paths = append(paths, s.Inbound...)
+		if s.RouteDoc != "" {
+			paths = append(paths, s.RouteDoc)
+		}
 	}
 	return strings.Join(paths, ", ") + " and /v1/models"
 }()
@@ -341,13 +365,23 @@ func IsLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func clientTokenOK(r *http.Request, token string) bool {
+// clientTokenOK reports whether r carries ccmesh's client token: as
+// x-api-key, Authorization: Bearer, or the key header or query member of
+// spec, the protocol of its path (nil when the path names none), the way
+// that protocol's clients send their key (conv.Spec.KeyHeader, KeyQuery).
+func clientTokenOK(r *http.Request, token string, spec *conv.Spec) bool {
 	if token == "" {
 		return true
 	}
-	if k := r.Header.Get("X-Api-Key"); k != "" && subtle.ConstantTimeCompare([]byte(k), []byte(token)) == 1 {
+	same := func(k string) bool { return k != "" && subtle.ConstantTimeCompare([]byte(k), []byte(token)) == 1 }
+	if same(r.Header.Get("X-Api-Key")) || same(BearerToken(r.Header)) {
 		return true
 	}
-	b := BearerToken(r.Header)
-	return b != "" && subtle.ConstantTimeCompare([]byte(b), []byte(token)) == 1
+	if spec == nil {
+		return false
+	}
+	if spec.KeyHeader != "" && same(r.Header.Get(spec.KeyHeader)) {
+		return true
+	}
+	return spec.KeyQuery != "" && same(r.URL.Query().Get(spec.KeyQuery))
 }

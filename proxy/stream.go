@@ -238,7 +238,7 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 // upstream's byte count, which looks like a client that left.
 func (q *request) writeStreamHeader(resp *http.Response, tx *streamTx) {
 	if tx != nil {
-		q.writeTranslatedHeader(resp, "text/event-stream")
+		q.writeTranslatedHeader(resp, tx.ctype)
 		return
 	}
 	resp.Header.Del("Content-Length")

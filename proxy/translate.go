@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -27,6 +28,25 @@ import (
 type translation struct {
 	client, upstream conv.Codec
 	req              *conv.Request // the client's request, decoded
+	// form is the client's stream form when its path asks for another
+	// than its codec's own (conv.Inbound.Form).
+	form *conv.StreamForm
+}
+
+// streamEncoder is the client's stream encoder.
+func (t *translation) streamEncoder() conv.StreamEncoder {
+	if t.form != nil {
+		return t.form.Encoder(t.req)
+	}
+	return t.client.StreamEncoder(t.req)
+}
+
+// streamType is the Content-Type of the client's stream.
+func (t *translation) streamType() string {
+	if t.form != nil {
+		return t.form.Type
+	}
+	return "text/event-stream"
 }
 
 // translationFor returns the translation an attempt on e needs: nil when
@@ -44,7 +64,32 @@ func (q *request) translationTo(p Protocol) (*translation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &translation{client: q.shape.Codec, upstream: p.Spec().Codec, req: req}, nil
+	return &translation{client: q.codecOf(q.shape, req), upstream: q.codecOf(p.Spec(), req), req: req, form: q.inbound.Form}, nil
+}
+
+// codecOf is spec's codec for this request's conversation: over the
+// server's state for the protocol when it keeps one (conv.Spec.CodecFor:
+// Gemini's thought signatures), else its plain codec.
+func (q *request) codecOf(spec *conv.Spec, req *conv.Request) conv.Codec {
+	if spec.CodecFor == nil {
+		return spec.Codec
+	}
+	var state any
+	if i := spec.Protocol.Index(); i >= 0 && i < len(q.s.states) {
+		state = q.s.states[i]
+	}
+	return spec.CodecFor(state, q.clientID(), req)
+}
+
+// clientID is who the client is to conversation state: its address's
+// host (every local client shares one; the conversation key tells their
+// conversations apart).
+func (q *request) clientID() string {
+	host, _, err := net.SplitHostPort(q.r.RemoteAddr)
+	if err != nil {
+		return q.r.RemoteAddr
+	}
+	return host
 }
 
 // translationName is what the log calls the translation an attempt on e
@@ -59,7 +104,11 @@ func (q *request) translationName(e *endpoint) Translation {
 // clientRequest decodes the client's body into the neutral model once.
 func (q *request) clientRequest() (*conv.Request, error) {
 	if q.conv == nil {
-		r, err := q.shape.Codec.DecodeRequest(q.body)
+		decode := q.shape.Codec.DecodeRequest
+		if q.inbound.Count && q.shape.DecodeCount != nil {
+			decode = q.shape.DecodeCount // a count body need not be a whole request
+		}
+		r, err := decode(q.body)
 		if err != nil {
 			return nil, err
 		}
@@ -234,8 +283,8 @@ func (q *request) answerTranslated(resp *http.Response, t *translation, out *con
 	var b []byte
 	ctype := "application/json"
 	if q.info.stream {
-		ctype = "text/event-stream"
-		enc := t.client.StreamEncoder(t.req)
+		ctype = t.streamType()
+		enc := t.streamEncoder()
 		conv.Replay(out, func(ev conv.Event) { b = enc.Encode(b, ev) })
 	} else {
 		var err error
@@ -261,7 +310,7 @@ func (q *request) writeTranslatedHeader(resp *http.Response, ctype string) {
 	resp.Header.Del("Content-Length")
 	resp.Header.Del("Content-Encoding")
 	resp.Header.Set("Content-Type", ctype)
-	if ctype == "text/event-stream" {
+	if q.info.stream {
 		resp.Header.Set("Cache-Control", "no-cache")
 	}
 	q.writeHeader(resp)
@@ -313,13 +362,14 @@ func (q *request) collectStream(ctx context.Context, e *endpoint, t *translation
 
 // streamTx re-encodes an upstream stream for the client, event by event.
 type streamTx struct {
-	dec conv.StreamDecoder
-	enc conv.StreamEncoder
-	out []byte
+	dec   conv.StreamDecoder
+	enc   conv.StreamEncoder
+	ctype string // the client's stream's Content-Type
+	out   []byte
 }
 
 func newStreamTx(t *translation) *streamTx {
-	return &streamTx{dec: t.upstream.StreamDecoder(), enc: t.client.StreamEncoder(t.req)}
+	return &streamTx{dec: t.upstream.StreamDecoder(), enc: t.streamEncoder(), ctype: t.streamType()}
 }
 
 // emit is the decoder's callback: each neutral event becomes the client's bytes.

@@ -125,7 +125,7 @@ func (q *request) noteEvent(e *endpoint, data []byte) {
 // reported, or an estimate — the client's request counted with the BPE
 // tokenizer, and the answer's text when ccmesh kept it.
 func (q *request) finishUsage() *Usage {
-	if q.r.URL.Path == countTokensPath {
+	if q.inbound.Count {
 		return nil // counting tokens costs none
 	}
 	if q.meter.seen {

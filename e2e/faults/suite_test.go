@@ -14,6 +14,7 @@ func TestEndToEnd(t *testing.T) {
 	}{
 		{"fault matrix", testFaultMatrix},
 		{"fault matrix, Chat client translated", testTranslatedFaultMatrix},
+		{"fault matrix, Gemini client translated", testGeminiFaultMatrix},
 		{"OpenAI chat faults", testOpenAIChatFaults},
 		{"stream prelude hold", testStreamHold},
 		{"event by event", testEventByEvent},

@@ -1,5 +1,5 @@
 // Package translate joins the protocol codecs (anthropic, chat,
-// responses) over the neutral model in conv: any client protocol to any
+// responses, gemini) over the neutral model in conv: any client protocol to any
 // upstream protocol (docs/BEHAVIOUR.md#translation). It holds the table of
 // protocols — each codec package's conv.Spec, in the order the UI offers
 // them — that the proxy and the app ask about everything protocol-specific,
@@ -10,6 +10,7 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/gemini"
 	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
@@ -19,6 +20,7 @@ var Specs = conv.Register(
 	anthropic.Spec,
 	chat.Spec,
 	responses.Spec,
+	gemini.Spec,
 )
 
 // Codec returns protocol p's codec, or nil for an unknown protocol.

@@ -21,11 +21,14 @@ import { assertLoopbackOnly } from '../lib/offline.js';
 const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'proxy', 'testdata', 'realstreams');
 const MODEL = 'rs-model';
 const PROTOCOLS = { anthropic: 'anthropic', chat: 'openai-chat', responses: 'openai-responses' };
+// The corpus's folders: every client protocol's, and Gemini's, whose
+// recordings reach the three SDKs through a translation only.
+const FOLDERS = { ...PROTOCOLS, gemini: 'gemini' };
 
 /** recordings lists the reductions: protocol, name, SSE events, want. */
 function recordings() {
   const out = [];
-  for (const [dir, protocol] of Object.entries(PROTOCOLS)) {
+  for (const [dir, protocol] of Object.entries(FOLDERS)) {
     for (const f of readdirSync(path.join(corpus, dir)).filter((f) => f.endsWith('.chunks.txt')).sort()) {
       const base = path.join(corpus, dir, f.replace(/\.chunks\.txt$/, ''));
       const lines = readFileSync(`${base}.chunks.txt`, 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
@@ -36,11 +39,14 @@ function recordings() {
   return out;
 }
 
-/** frame renders the lines as the upstream sends them (SOURCES.md of the corpus). */
+/**
+ * frame renders the lines as the upstream sends them (SOURCES.md of the
+ * corpus); Gemini's as streamGenerateContent?alt=sse, data only.
+ */
 function frame(protocol, lines) {
   let s = '';
   for (const l of lines) {
-    if (protocol === 'openai-chat') {
+    if (protocol === 'openai-chat' || protocol === 'gemini') {
       s += `data: ${l}\n\n`;
       continue;
     }
@@ -73,7 +79,7 @@ before(async () => {
   await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${upstream.address().port}`;
   mesh = await startCCMesh();
-  for (const protocol of Object.values(PROTOCOLS)) {
+  for (const protocol of Object.values(FOLDERS)) {
     await mesh.addEndpoint({ name: `rs-${protocol}`, base_url: url, protocol, api_key: 'sk-rs-key', models: [MODEL] });
   }
 });
@@ -106,6 +112,8 @@ function expectFor(want, client, upstreamProtocol) {
   let stop = want.stop ?? 'end_turn';
   if (calls.length > 0 && (stop === 'end_turn' || stop === 'tool_use')) stop = 'tool_use';
   else if (stop === 'tool_use') stop = 'end_turn';
+  // Responses has no refusal status: a refused answer completes (as forClient).
+  if (translated && client === 'openai-responses' && stop === 'refusal') stop = 'end_turn';
   return { ...want, calls, tools, stop, text: want.text ?? '', reasoning: want.reasoning ?? '' };
 }
 

@@ -36,7 +36,7 @@ export type HedgePart = "won" | "cancelled" | "failed";
 export type OnModelMismatch = "" | "record" | "fail";
 
 /** Go: conv.Protocol */
-export type Protocol = "anthropic" | "openai-chat" | "openai-responses";
+export type Protocol = "anthropic" | "openai-chat" | "openai-responses" | "gemini";
 
 /** Go: proxy.RuleAgent */
 export type RuleAgent = "main" | "subagent";
@@ -51,7 +51,7 @@ export type Strategy = "sticky" | "priority" | "round-robin" | "session" | "fast
 export type StreamEnd = "" | "complete" | "upstream_error" | "idle_timeout" | "client_gone";
 
 /** Go: proxy.Translation */
-export type Translation = "anthropic→openai-chat" | "anthropic→openai-responses" | "openai-chat→anthropic" | "openai-chat→openai-responses" | "openai-responses→anthropic" | "openai-responses→openai-chat";
+export type Translation = "anthropic→openai-chat" | "anthropic→openai-responses" | "anthropic→gemini" | "openai-chat→anthropic" | "openai-chat→openai-responses" | "openai-chat→gemini" | "openai-responses→anthropic" | "openai-responses→openai-chat" | "openai-responses→gemini" | "gemini→anthropic" | "gemini→openai-chat" | "gemini→openai-responses";
 
 /** Go: app.tsErrorBody */
 export interface ApiErrorBody {
@@ -868,7 +868,7 @@ export const EndpointPatchRanges = {
 
 export const MismatchModes = ["record", "fail"] as const;
 
-export const Protocols = ["anthropic", "openai-chat", "openai-responses"] as const;
+export const Protocols = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const;
 
 export const SettingsRanges = {
   balance_refresh_minutes: [0, 1440],

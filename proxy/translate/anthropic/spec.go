@@ -21,6 +21,7 @@ var Spec = &conv.Spec{
 	Family:       "claude",
 	Profile:      "claude",
 	Inbound:      []string{"/v1/messages", "/v1/messages/count_tokens"},
+	CountPath:    "/v1/messages/count_tokens",
 	Version:      "/v1",
 	KeyHeader:    "X-Api-Key",
 	HeaderPrefix: "Anthropic-",
@@ -45,6 +46,18 @@ var Spec = &conv.Spec{
 	ModelsLimit:  [2]string{"limit", "1000"}, // the largest page Anthropic's list serves
 	ModelsAfter:  "after_id",
 	ModelsAnswer: modelsAnswer,
+	DecodeCount:  func(b []byte) (*conv.Request, error) { return Codec.DecodeRequest(b) },
+	CountAnswer:  func(n int64) []byte { return fmt.Appendf(nil, `{"input_tokens":%d}`, n) },
+	ReadCount:    readCount,
+}
+
+// readCount is the input_tokens of a count_tokens answer.
+func readCount(body []byte) int64 {
+	var doc struct {
+		InputTokens int64 `json:"input_tokens"`
+	}
+	_ = json.Unmarshal(body, &doc) // an unreadable answer counted nothing
+	return doc.InputTokens
 }
 
 // eventKind: message_start and ping open a stream, error and message_stop

@@ -3,6 +3,7 @@ package conv
 import (
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Spec is everything protocol-specific about one API family that the
@@ -28,6 +29,12 @@ type Spec struct {
 	// reads the model and the stream flag from it (a protocol that names
 	// the model in the path, not the body).
 	Route func(path, rawQuery string) (Inbound, bool)
+	// RouteDoc names the paths Route claims, for the answer to a path no
+	// protocol serves.
+	RouteDoc string
+	// CountPath is the inbound path of its token counter, when it has one
+	// of its own (Route marks its counter paths itself: Inbound.Count).
+	CountPath string
 	// UpstreamPath, when set, is the path and query of a request for
 	// model, streamed or not; nil is Inbound[0] with no query.
 	UpstreamPath func(model string, stream bool) (path, rawQuery string)
@@ -39,6 +46,10 @@ type Spec struct {
 	// KeyHeader is the header its upstreams take the key in under the auth
 	// mode auto; "" is Authorization: Bearer.
 	KeyHeader string
+	// KeyQuery is the query member its clients may send their key in
+	// ("" for none); like KeyHeader it is taken as ccmesh's client token
+	// and never forwarded.
+	KeyQuery string
 	// HeaderPrefix starts the request headers only its upstreams read
 	// (Anthropic-): a translated request to another protocol leaves them out.
 	HeaderPrefix string
@@ -71,6 +82,29 @@ type Spec struct {
 	// ErrorStatuses maps the error types and codes its upstreams put in
 	// stream error events to the status they stand for.
 	ErrorStatuses map[string]int
+	// ReadError, when set, reads its upstreams' non-2xx body for what the
+	// attempt loop needs beyond the status; ok is false when the body is
+	// not in its shape.
+	ReadError func(status int, body []byte) (e UpstreamError, ok bool)
+
+	// NewState, when set, makes the state one proxy server keeps for the
+	// protocol's conversations (Gemini's thought signatures); CodecFor is
+	// then the codec of one attempt's conversation over that state, for a
+	// client the proxy knows as client.
+	NewState func() any
+	CodecFor func(state any, client string, r *Request) Codec
+
+	// CountUpstream, when set, is the path and query of its upstreams'
+	// token counter for model (nil: the client's own counter path, when the
+	// client speaks the protocol). DecodeCount reads a client's count
+	// body, EncodeCount writes one for its upstreams (nil: only its own
+	// clients' counts go to them), CountAnswer is its clients' answer for
+	// n tokens, ReadCount reads its upstreams' answer.
+	CountUpstream func(model string) (path, rawQuery string)
+	DecodeCount   func(body []byte) (*Request, error)
+	EncodeCount   func(r *Request) ([]byte, error)
+	CountAnswer   func(n int64) []byte
+	ReadCount     func(body []byte) int64
 
 	// SignedThinking: its upstreams verify thinking signatures, and may
 	// refuse thinking blocks another upstream produced.
@@ -93,6 +127,17 @@ type Spec struct {
 	ModelsLimit  [2]string
 	ModelsAfter  string
 	ModelsAnswer func(ids []string) any // ccmesh's own GET /v1/models answer
+}
+
+// UpstreamError is what a protocol's error body says to the attempt loop.
+type UpstreamError struct {
+	// RateLimited: a limit to wait out, RetryAfter long when given.
+	RateLimited bool
+	RetryAfter  time.Duration
+	// Quota: the quota or the credit is spent for longer than a retry.
+	Quota bool
+	// KeyRefused: the key is invalid, expired or not allowed.
+	KeyRefused bool
 }
 
 // ModelPage is one page of an upstream's model list.
@@ -127,6 +172,18 @@ type Inbound struct {
 	// Stream: the path asks for a stream; StreamSaid: the path says
 	// either way (the body's stream flag is then not read).
 	Stream, StreamSaid bool
+	// Count: the path is the protocol's token counter.
+	Count bool
+	// Form, when set, is the stream form the path asks for instead of the
+	// codec's own SSE (Gemini's JSON array without alt=sse).
+	Form *StreamForm
+}
+
+// StreamForm is a stream form a client may ask for besides its codec's
+// own: its encoder and its Content-Type.
+type StreamForm struct {
+	Encoder func(*Request) StreamEncoder
+	Type    string
 }
 
 // EventKind is what an SSE event is to the prelude hold.
@@ -201,6 +258,7 @@ func (p Protocol) Spec() *Spec {
 }
 
 // Upstream is the path and query of a request to s's upstreams.
+// s.Inbound may be empty when s.UpstreamPath is set.
 func (s *Spec) Upstream(model string, stream bool) (path, rawQuery string) {
 	if s.UpstreamPath != nil {
 		return s.UpstreamPath(model, stream)
@@ -214,7 +272,7 @@ func SpecOfRoute(path, rawQuery string) (*Spec, Inbound, bool) {
 	for _, s := range registry {
 		for _, p := range s.Inbound {
 			if p == path {
-				return s, Inbound{}, true
+				return s, Inbound{Count: p == s.CountPath && p != ""}, true
 			}
 		}
 	}
