@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/proxy"
+	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
 func TestTestAndFetchModels(t *testing.T) {
@@ -325,5 +326,31 @@ func TestFetchModelsPageFails(t *testing.T) {
 	r.decode(t, &body)
 	if r.status != 502 || body.Error.Code != "upstream_error" || !strings.Contains(body.Error.Message, "page 2") {
 		t.Errorf("fetch-models: %d %s, want 502 upstream_error naming page 2", r.status, r.body)
+	}
+}
+
+// A gemini endpoint's Test probe and model list go to the Gemini API's own
+// paths with the key in x-goog-api-key (the fake refuses anything else).
+func TestTestAndFetchModelsGemini(t *testing.T) {
+	h := newHarness(t)
+	g := proxytest.NewGemini(t, secretKey)
+	g.SetModels("gemini-2.5-flash", "gemini-2.5-pro")
+	e := h.mustCreate(`{"name":"g","base_url":"` + g.URL + `","protocol":"gemini","api_key":"` + secretKey + `"}`)
+	var res TestResult
+	r := h.do("POST", fmt.Sprintf("/api/endpoints/%d/test", e.ID), "")
+	r.decode(t, &res)
+	if r.status != 200 || !res.OK || res.Status != 200 {
+		t.Errorf("test: %d %+v", r.status, res)
+	}
+	var fm FetchModelsReply
+	r = h.do("POST", fmt.Sprintf("/api/endpoints/%d/fetch-models", e.ID), "")
+	r.decode(t, &fm)
+	if want := []string{"gemini-2.5-flash", "gemini-2.5-pro"}; r.status != 200 || !slices.Equal(fm.Models, want) {
+		t.Errorf("fetch-models: %d %+v, want %v", r.status, fm, want)
+	}
+	for _, req := range g.Requests() {
+		if req.Header.Get("X-Goog-Api-Key") != secretKey || !strings.HasPrefix(req.Path, "/v1beta/models") {
+			t.Errorf("request %s with key header %q", req.Path, req.Header.Get("X-Goog-Api-Key"))
+		}
 	}
 }

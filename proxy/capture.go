@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate"
 )
 
 // Request capture (docs/BEHAVIOUR.md#capture-and-resend). On the request
@@ -116,6 +117,11 @@ func redactHeader(h http.Header, secrets []string) http.Header {
 	h = h.Clone()
 	for _, k := range secretHeaders {
 		h.Del(k)
+	}
+	for _, s := range translate.Specs {
+		if s.KeyHeader != "" {
+			h.Del(s.KeyHeader) // every protocol's key header: a Gemini client's x-goog-api-key, …
+		}
 	}
 	for _, vv := range h {
 		for i, v := range vv {

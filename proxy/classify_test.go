@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
+	"github.com/ccmesh/ccmesh/proxy/translate/gemini"
 )
 
 // TestClassificationTable drives every row of docs/BEHAVIOUR.md#attempt-loop's table through the
@@ -239,10 +240,55 @@ func TestVerdicts(t *testing.T) {
 		{"invalid request in a stream is not handed over", `{"type":"error","error":{"type":"invalid_request_error"}}`,
 			verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
 		{"unreadable", `not json`, verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
+		{"gemini resource exhausted", `{"error":{"code":429,"message":"slow","status":"RESOURCE_EXHAUSTED"}}`,
+			verdict{act: actNext, outcome: rate(0), errType: ErrStreamErr}},
+		{"gemini unavailable", `{"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}`,
+			verdict{act: actRetry, outcome: broken, errType: ErrStreamErr}},
 	} {
 		t.Run("stream/"+tc.name, func(t *testing.T) {
 			if got := classifyStreamError([]byte(tc.event), now); got != tc.want {
 				t.Errorf("classifyStreamError(%s) = %+v, want %+v", tc.event, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestVerdictsProtocolError pins what a protocol's own error body adds to
+// the status rows (conv.Spec.ReadError): Gemini's RetryInfo wait, a spent
+// quota, a refused key whatever the status, and nothing it does not say.
+func TestVerdictsProtocolError(t *testing.T) {
+	now := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	rate := func(d time.Duration) breaker.Outcome {
+		return breaker.Outcome{Kind: breaker.Failure, Reason: breaker.RateLimited, RetryAfter: d}
+	}
+	for _, tc := range []struct {
+		name    string
+		resp    proxytest.Response
+		keyless bool
+		want    verdict
+		decided bool
+	}{
+		{"429 RetryInfo", proxytest.GeminiRateLimited("30s"), false,
+			verdict{act: actNext, outcome: rate(30 * time.Second), errType: ErrRateLimit, retryAfter: 30 * time.Second}, true},
+		{"429 per-day quota", proxytest.GeminiQuotaExhausted("gemini-2.5-flash"), false,
+			verdict{act: actNext, outcome: failure(breaker.QuotaExhausted), errType: ErrQuota}, true},
+		{"400 API_KEY_INVALID", proxytest.GeminiKeyInvalid(), false,
+			verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus, keyRefused: true}, true},
+		{"403 PERMISSION_DENIED", proxytest.GeminiPermissionDenied(), false,
+			verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus, keyRefused: true}, true},
+		{"401 UNAUTHENTICATED", proxytest.GeminiUnauthenticated(), false,
+			verdict{act: actNext, outcome: failure(breaker.Broken), errType: ErrStatus, keyRefused: true}, true},
+		{"refused key the client sent", proxytest.GeminiKeyInvalid(), true, verdict{}, false},
+		{"404 model", proxytest.GeminiModelNotFound("nope"), false, verdict{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ue, ok := gemini.Spec.ReadError(tc.resp.Status, []byte(tc.resp.Body))
+			if !ok {
+				t.Fatalf("not read as a Gemini error: %s", tc.resp.Body)
+			}
+			got, decided := classifyProtocolError(ue, http.Header{}, !tc.keyless, now)
+			if decided != tc.decided || got != tc.want {
+				t.Errorf("got %+v (decided %v), want %+v (decided %v)", got, decided, tc.want, tc.decided)
 			}
 		})
 	}

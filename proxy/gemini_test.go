@@ -489,3 +489,18 @@ func TestGeminiModelList(t *testing.T) {
 		t.Errorf("models %+v, want models/gemini-2.5-flash alone", got.Models)
 	}
 }
+
+// A capture keeps no protocol's key header: a Gemini client's own key in
+// x-goog-api-key is left out as x-api-key is.
+func TestCaptureDropsEveryKeyHeader(t *testing.T) {
+	h := http.Header{"X-Goog-Api-Key": {"AIzaSyD-a-real-google-key"}, "X-Api-Key": {"sk-x"}, "User-Agent": {"GeminiCLI"}}
+	got := redactHeader(h, nil)
+	for _, k := range []string{"X-Goog-Api-Key", "X-Api-Key"} {
+		if v := got.Get(k); v != "" {
+			t.Errorf("%s kept as %q", k, v)
+		}
+	}
+	if got.Get("User-Agent") != "GeminiCLI" {
+		t.Errorf("other headers lost: %v", got)
+	}
+}

@@ -16,7 +16,7 @@ describe('the forms read the generated metadata', () => {
   });
 
   it('has the Go lists, in their order', () => {
-    expect(Protocols).toEqual(['anthropic', 'openai-chat', 'openai-responses']);
+    expect(Protocols).toEqual(['anthropic', 'openai-chat', 'openai-responses', 'gemini']);
     expect(PROTOCOLS).toBe(Protocols);
     expect(BREAKER_FIELDS).toBe(BreakerNumberFields);
     expect(BreakerNumberFields).not.toContain('disabled');

@@ -158,7 +158,7 @@ describe('endpoint form: which clients it serves', () => {
   it('with no models and no model map, serves its own protocol’s clients only', async () => {
     await openForm();
     expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
-      'Serves Claude Code and Anthropic SDK clients (all models). OpenAI Chat, Codex and OpenAI Responses clients: only for models named in Models or Model map — none yet.',
+      'Serves Claude Code and Anthropic SDK clients (all models). OpenAI Chat, Codex, OpenAI Responses and Gemini clients: only for models named in Models or Model map — none yet.',
     );
   });
 
@@ -166,7 +166,7 @@ describe('endpoint form: which clients it serves', () => {
     const user = await openForm();
     await user.selectOptions(screen.getByLabelText('Protocol'), 'openai-responses');
     expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
-      'Serves Codex and OpenAI Responses clients (all models). Claude Code, Anthropic SDK and OpenAI Chat clients: only for models named in Models or Model map — none yet.',
+      'Serves Codex and OpenAI Responses clients (all models). Claude Code, Anthropic SDK, OpenAI Chat and Gemini clients: only for models named in Models or Model map — none yet.',
     );
   });
 
@@ -174,7 +174,7 @@ describe('endpoint form: which clients it serves', () => {
     const user = await openForm();
     await user.type(screen.getByLabelText(/^Models/), 'claude-*{enter}gpt-5*');
     expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
-      'Serves Claude Code and Anthropic SDK clients asking for claude-*, gpt-5*. Translated for OpenAI Chat, Codex and OpenAI Responses clients asking for claude-*, gpt-5*.',
+      'Serves Claude Code and Anthropic SDK clients asking for claude-*, gpt-5*. Translated for OpenAI Chat, Codex, OpenAI Responses and Gemini clients asking for claude-*, gpt-5*.',
     );
   });
 
@@ -183,7 +183,7 @@ describe('endpoint form: which clients it serves', () => {
     await user.selectOptions(screen.getByLabelText('Protocol'), 'openai-chat');
     await user.type(screen.getByLabelText(/^Model map/), 'claude-3-5-haiku* = glm-4.5-air{enter}claude-sonnet* => glm-4.6{enter}half a line');
     expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
-      'Serves OpenAI Chat clients (all models). Translated for Claude Code, Anthropic SDK, Codex and OpenAI Responses clients asking for claude-3-5-haiku*, claude-sonnet*.',
+      'Serves OpenAI Chat clients (all models). Translated for Claude Code, Anthropic SDK, Codex, OpenAI Responses and Gemini clients asking for claude-3-5-haiku*, claude-sonnet*.',
     );
   });
 
@@ -192,7 +192,7 @@ describe('endpoint form: which clients it serves', () => {
     await user.type(screen.getByLabelText(/^Models/), 'a, b, c, d, e');
     await user.type(screen.getByLabelText(/^Model map/), 'a = x{enter}f = y');
     expect(screen.getByTestId('endpoint-serves')).toHaveTextContent(
-      'Serves Claude Code and Anthropic SDK clients asking for a, b, c and 2 more. Translated for OpenAI Chat, Codex and OpenAI Responses clients asking for a, b, c and 3 more.',
+      'Serves Claude Code and Anthropic SDK clients asking for a, b, c and 2 more. Translated for OpenAI Chat, Codex, OpenAI Responses and Gemini clients asking for a, b, c and 3 more.',
     );
   });
 

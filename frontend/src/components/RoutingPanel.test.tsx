@@ -41,7 +41,7 @@ describe('routing', () => {
     stubFetch(baseRoutes(endpoints));
     renderApp(<RoutingPanel />);
     const matrix = await screen.findByTestId('routing-matrix');
-    expect(within(matrix).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Endpoint', 'Claude Code / Anthropic', 'OpenAI Chat', 'Codex / OpenAI Responses']);
+    expect(within(matrix).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Endpoint', 'Claude Code / Anthropic', 'OpenAI Chat', 'Codex / OpenAI Responses', 'Gemini CLI / Gemini']);
     expect(screen.getByTestId('matrix-row-claude')).toHaveTextContent('claude Anthropic');
     expect(screen.getByTestId('matrix-claude-anthropic')).toHaveTextContent('all models');
     expect(screen.getByTestId('matrix-claude-openai-chat')).toHaveTextContent('—');
