@@ -12,6 +12,7 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/gemini"
 	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
@@ -27,18 +28,40 @@ var captured = []struct {
 	{"claude-code-turn2.json", anthropic.Protocol},
 	{"codex-turn1.json", responses.Protocol},
 	{"codex-turn2.json", responses.Protocol},
+	// Gemini CLI's files hold the whole request (gemini-cli/README.md);
+	// capturedBody takes the body out. text-02 is a first turn, tool-03 the
+	// turn that returns a read_file call's result.
+	{"gemini-cli/text-02.json", gemini.Protocol},
+	{"gemini-cli/tool-03.json", gemini.Protocol},
 }
 
-var protocols = []conv.Protocol{anthropic.Protocol, chat.Protocol, responses.Protocol}
+var protocols = []conv.Protocol{anthropic.Protocol, chat.Protocol, responses.Protocol, gemini.Protocol}
 
-// translateFile decodes a captured body and encodes it for target, as the
-// proxy does for an attempt (the model renamed, the stream flag kept).
-func translateFile(t *testing.T, file string, from, to conv.Protocol) ([]byte, *conv.Request) {
+// capturedBody is the request body of a captured file: the file itself, or
+// the body member of a Gemini CLI capture.
+func capturedBody(t *testing.T, file string) []byte {
 	t.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", "captured", file))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasPrefix(file, "gemini-cli/") {
+		return body
+	}
+	var whole struct {
+		Body json.RawMessage `json:"body"`
+	}
+	if err := json.Unmarshal(body, &whole); err != nil || len(whole.Body) == 0 {
+		t.Fatalf("%s: no body member (%v)", file, err)
+	}
+	return whole.Body
+}
+
+// translateFile decodes a captured body and encodes it for target, as the
+// proxy does for an attempt (the model renamed, the stream flag kept).
+func translateFile(t *testing.T, file string, from, to conv.Protocol) ([]byte, *conv.Request) {
+	t.Helper()
+	body := capturedBody(t, file)
 	r, err := Codec(from).DecodeRequest(body)
 	if err != nil {
 		t.Fatalf("decode %s: %v", file, err)
@@ -62,7 +85,7 @@ func TestGoldenRequests(t *testing.T) {
 			if to == c.from {
 				continue
 			}
-			name := strings.TrimSuffix(c.file, ".json") + "." + string(to) + ".json"
+			name := strings.ReplaceAll(strings.TrimSuffix(c.file, ".json"), "/", "-") + "." + string(to) + ".json"
 			t.Run(name, func(t *testing.T) {
 				out, _ := translateFile(t, c.file, c.from, to)
 				var pretty bytes.Buffer
