@@ -504,3 +504,33 @@ func TestCaptureDropsEveryKeyHeader(t *testing.T) {
 		t.Errorf("other headers lost: %v", got)
 	}
 }
+
+// A Gemini client pins an endpoint as other clients do: by header, by the
+// ccmesh_endpoint query parameter, or with @name/ in the path's model
+// segment; the pinned endpoint gets the request with the bare model.
+func TestGeminiClientPins(t *testing.T) {
+	body := capturedGemini(t, "text-02.json")
+	for _, c := range []struct {
+		name, path string
+		hdr        []string
+	}{
+		{"header", geminiPath("gemini-3.8-flash", "plain"), []string{"x-ccmesh-endpoint", "b"}},
+		{"query", geminiPath("gemini-3.8-flash", "plain") + "?ccmesh_endpoint=b", nil},
+		{"path", geminiPath("@b/gemini-3.8-flash", "plain"), nil},
+		{"path, escaped", geminiPath("%40b%2Fgemini-3.8-flash", "plain"), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := proxytest.NewGemini(t, "key-a"), proxytest.NewGemini(t, "key-b")
+			a.SetModels("gemini-3.8-flash")
+			b.SetModels("gemini-3.8-flash")
+			h := newHarness(t, Config{Endpoints: []Endpoint{geminiEp(1, "a", a.URL), geminiEp(2, "b", b.URL)}})
+			geminiAnswer(t, h.post(c.path, body, c.hdr...), "plain")
+			if a.Count() != 0 || b.Count() != 1 {
+				t.Fatalf("requests a=%d b=%d, want the pinned b only", a.Count(), b.Count())
+			}
+			if p := b.Requests()[0].Path; p != "/v1beta/models/gemini-3.8-flash:generateContent" {
+				t.Errorf("upstream path %q, want the bare model's", p)
+			}
+		})
+	}
+}

@@ -111,7 +111,16 @@ func ParsePath(path, query string) (model string, stream, sse, ok bool) {
 			break
 		}
 	}
-	if model == "" || strings.Contains(model, "/") {
+	// A model segment may pin an endpoint as @name/model, as a body's
+	// model may (docs/BEHAVIOUR.md#explicit-endpoint); the proxy takes the
+	// prefix off. Any other slash is not a model name.
+	bare := model
+	if strings.HasPrefix(model, "@") {
+		if k := strings.IndexByte(model, '/'); k > 1 {
+			bare = model[k+1:]
+		}
+	}
+	if bare == "" || strings.Contains(bare, "/") {
 		return "", false, false, false
 	}
 	for _, kv := range strings.Split(query, "&") {
