@@ -2,7 +2,6 @@ package chat
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
@@ -31,17 +30,7 @@ type reqMessage struct {
 type chatContent struct{ conv.Content[wirePart] }
 
 func (d *requestDecoder) read() error {
-	rd := d.rd
-	if rd.Kind() == 'n' {
-		if err := rd.Skip(); err != nil {
-			return err
-		}
-		return errors.New("body is not a JSON object")
-	}
-	if err := rd.Object(d.member); err != nil {
-		return err
-	}
-	if err := rd.End(); err != nil {
+	if err := d.rd.Body(d.member, "body is not a JSON object"); err != nil {
 		return err
 	}
 	return d.typeErr

@@ -1,6 +1,9 @@
 package conv
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // The shapes below are the ones the request decoders of several codecs
 // read alike with a Reader; what differs (the members, the part type,
@@ -21,6 +24,21 @@ func (r *Reader) Fields(member func(key string) (bool, error)) error {
 		}
 		return err
 	})
+}
+
+// Body reads a request body, an object whose members member reads, to
+// its end; a null body is refused with notObject, as each codec words it.
+func (r *Reader) Body(member func(key []byte) error, notObject string) error {
+	if r.Kind() == 'n' {
+		if err := r.Skip(); err != nil {
+			return err
+		}
+		return errors.New(notObject)
+	}
+	if err := r.Object(member); err != nil {
+		return err
+	}
+	return r.End()
 }
 
 // ObjectInto reads an object's members into *dst with Fields, making

@@ -2,7 +2,6 @@ package responses
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -54,17 +53,7 @@ type reqItem struct {
 type readContent struct{ conv.Content[wirePart] }
 
 func (d *requestDecoder) read() error {
-	rd := d.rd
-	if rd.Kind() == 'n' {
-		if err := rd.Skip(); err != nil {
-			return err
-		}
-		return errors.New("the body is not a JSON object")
-	}
-	if err := rd.Object(d.checked); err != nil {
-		return err
-	}
-	return rd.End()
+	return d.rd.Body(d.checked, "the body is not a JSON object")
 }
 
 // checked reads one top-level member; a member it refuses is skipped (and
