@@ -63,7 +63,7 @@ type requestDecoder struct {
 	// in the order of errOrder (the order they were checked in before the
 	// decoder read in one pass), so a later duplicate member replaces an
 	// earlier one's error as it replaces its value.
-	errs map[string]error
+	errs conv.Refusals
 }
 
 var errOrder = []string{
@@ -94,19 +94,7 @@ func (d *requestDecoder) decode() error {
 // so checked to be JSON) and its error kept for the end.
 func (d *requestDecoder) checked(key []byte) error {
 	name := string(key)
-	refused, err := d.rd.Try(func() error { return d.member(name) })
-	switch {
-	case err != nil:
-		return err // not JSON: that is the body's error
-	case refused == nil:
-		delete(d.errs, name)
-	default:
-		if d.errs == nil {
-			d.errs = make(map[string]error)
-		}
-		d.errs[name] = refused
-	}
-	return nil
+	return d.errs.Read(d.rd, name, func() error { return d.member(name) })
 }
 
 // finish puts together what the members read left for the end.

@@ -94,6 +94,29 @@ func (r *Reader) Try(fn func() error) (refused, err error) {
 	return refused, r.Skip()
 }
 
+// Refusals holds, by top-level member, why its last occurrence was
+// refused; a later duplicate replaces it as it replaces the value.
+type Refusals map[string]error
+
+// Read reads member name with fn (see Try): a refusal is kept under name,
+// a success forgets an earlier occurrence's refusal; the error returned
+// is only one that ends the read.
+func (e *Refusals) Read(r *Reader, name string, fn func() error) error {
+	refused, err := r.Try(fn)
+	switch {
+	case err != nil:
+		return err
+	case refused == nil:
+		delete(*e, name)
+	default:
+		if *e == nil {
+			*e = make(Refusals)
+		}
+		(*e)[name] = refused
+	}
+	return nil
+}
+
 // Content is a message's content as read, in one pass: a string, an
 // array of parts of the codec's wire type P, or neither.
 type Content[P any] struct {

@@ -94,3 +94,39 @@ func TestObjectInto(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalsRead checks that a member of the wrong type is skipped and
+// its error kept, that a later good duplicate forgets it, and that a
+// body that is not JSON ends the read.
+func TestRefusalsRead(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    string // the refusal kept for "a"
+		readErr bool
+	}{
+		{in: `{"a":"x"}`},
+		{in: `{"a":1}`, want: "cannot unmarshal number into a string"},
+		{in: `{"a":1,"a":"x"}`},
+		{in: `{"a":"x","a":[1]}`, want: "cannot unmarshal array into a string"},
+		{in: `{"a":[1,}`, readErr: true},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			var e Refusals
+			r := NewReader([]byte(tc.in))
+			err := r.Body(func(key []byte) error {
+				var s string
+				return e.Read(r, string(key), func() error { return r.String(&s) })
+			}, "not an object")
+			if got := err != nil; got != tc.readErr {
+				t.Fatalf("read error: got %v, want error %v", err, tc.readErr)
+			}
+			got := ""
+			if e["a"] != nil {
+				got = e["a"].Error()
+			}
+			if !tc.readErr && got != tc.want {
+				t.Errorf("refusal: got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -31,7 +31,7 @@ type requestDecoder struct {
 	extra        map[string]json.RawMessage
 	// errs holds, by member, why its last occurrence was refused; a
 	// later duplicate replaces it as it replaces the value.
-	errs map[string]error
+	errs conv.Refusals
 }
 
 // itemsOrText is input or instructions as read: a string or items.
@@ -60,19 +60,7 @@ func (d *requestDecoder) read() error {
 // so checked to be JSON) and its error kept for translate.
 func (d *requestDecoder) checked(key []byte) error {
 	name := string(key)
-	refused, err := d.rd.Try(func() error { return d.member(name) })
-	switch {
-	case err != nil:
-		return err
-	case refused == nil:
-		delete(d.errs, name)
-	default:
-		if d.errs == nil {
-			d.errs = make(map[string]error)
-		}
-		d.errs[name] = refused
-	}
-	return nil
+	return d.errs.Read(d.rd, name, func() error { return d.member(name) })
 }
 
 func (d *requestDecoder) member(name string) error {
