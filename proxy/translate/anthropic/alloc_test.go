@@ -1,7 +1,6 @@
 package anthropic_test
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
@@ -14,30 +13,5 @@ import (
 // the model's strings, plus the model itself. Nested json.Unmarshal calls
 // over json.RawMessage parts allocated six times the body.
 func TestDecodeRequestAllocation(t *testing.T) {
-	body, err := bigbody.Body("anthropic")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := allocated(t, func() {
-		if _, err := anthropic.Codec.DecodeRequest(body); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if want := 2 * uint64(len(body)); got > want {
-		t.Errorf("DecodeRequest of a %d-byte body allocated %d bytes, want at most %d", len(body), got, want)
-	}
-}
-
-// allocated is the bytes fn allocates, the least of a few runs.
-func allocated(t *testing.T, fn func()) uint64 {
-	t.Helper()
-	least := ^uint64(0)
-	for range 3 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		fn()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
+	bigbody.DecodeAllocation(t, anthropic.Codec, 2, 1)
 }

@@ -63,7 +63,7 @@ type requestDecoder struct {
 	// in the order of errOrder (the order they were checked in before the
 	// decoder read in one pass), so a later duplicate member replaces an
 	// earlier one's error as it replaces its value.
-	errs map[string]error
+	errs conv.Refusals
 }
 
 var errOrder = []string{
@@ -72,16 +72,7 @@ var errOrder = []string{
 }
 
 func (d *requestDecoder) decode() error {
-	if d.rd.Kind() == 'n' {
-		if err := d.rd.Skip(); err != nil {
-			return err
-		}
-		return errors.New("the body is not a JSON object")
-	}
-	if err := d.rd.Object(d.checked); err != nil {
-		return err
-	}
-	if err := d.rd.End(); err != nil {
+	if err := d.rd.Body(d.checked, "the body is not a JSON object"); err != nil {
 		return err
 	}
 	err := d.finish()
@@ -103,21 +94,7 @@ func (d *requestDecoder) decode() error {
 // so checked to be JSON) and its error kept for the end.
 func (d *requestDecoder) checked(key []byte) error {
 	name := string(key)
-	m := d.rd.Mark()
-	err := d.member(name)
-	if err == nil {
-		delete(d.errs, name)
-		return nil
-	}
-	d.rd.Rewind(m)
-	if serr := d.rd.Skip(); serr != nil {
-		return serr // not JSON: that is the body's error
-	}
-	if d.errs == nil {
-		d.errs = make(map[string]error)
-	}
-	d.errs[name] = err
-	return nil
+	return d.errs.Read(d.rd, name, func() error { return d.member(name) })
 }
 
 // finish puts together what the members read left for the end.
@@ -368,7 +345,7 @@ func (d *requestDecoder) readTool(t *wireTool) error {
 			t.InputSchema, err = rd.Raw()
 			return err
 		case "strict":
-			return boolPtr(rd, &t.Strict)
+			return rd.BoolPtr(&t.Strict)
 		case "cache_control":
 			t.CacheControl, err = rd.Raw()
 			return err
@@ -379,20 +356,6 @@ func (d *requestDecoder) readTool(t *wireTool) error {
 		return rd.Skip()
 	}
 	return rd.Object(field)
-}
-
-// boolPtr reads a boolean into a new *dst; a null sets *dst to nil.
-func boolPtr(rd *conv.Reader, dst **bool) error {
-	if null, err := rd.Null(); null || err != nil {
-		*dst = nil
-		return err
-	}
-	var b bool
-	if err := rd.Bool(&b); err != nil {
-		return err
-	}
-	*dst = &b
-	return nil
 }
 
 func (d *requestDecoder) readToolChoice() error {
@@ -408,7 +371,7 @@ func (d *requestDecoder) readToolChoice() error {
 		case "name":
 			return d.rd.String(&tc.Name)
 		case "disable_parallel_tool_use":
-			return boolPtr(d.rd, &tc.DisableParallelToolUse)
+			return d.rd.BoolPtr(&tc.DisableParallelToolUse)
 		}
 		if f, ok := conv.FoldKey(key); ok {
 			return field(f)

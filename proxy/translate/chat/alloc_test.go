@@ -1,7 +1,6 @@
 package chat_test
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/chat"
@@ -15,30 +14,5 @@ import (
 // twice (for Extra, then for the members) and each content again
 // allocated 4.8 times the body.
 func TestDecodeRequestAllocation(t *testing.T) {
-	body, err := bigbody.Body("openai-chat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := allocated(t, func() {
-		if _, err := chat.Codec.DecodeRequest(body); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if want := 2 * uint64(len(body)); got > want {
-		t.Errorf("DecodeRequest of a %d-byte body allocated %d bytes, want at most %d", len(body), got, want)
-	}
-}
-
-// allocated is the bytes fn allocates, the least of a few runs.
-func allocated(t *testing.T, fn func()) uint64 {
-	t.Helper()
-	least := ^uint64(0)
-	for range 3 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		fn()
-		runtime.ReadMemStats(&after)
-		least = min(least, after.TotalAlloc-before.TotalAlloc)
-	}
-	return least
+	bigbody.DecodeAllocation(t, chat.Codec, 2, 1)
 }

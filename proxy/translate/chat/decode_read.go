@@ -2,7 +2,6 @@ package chat
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
@@ -28,25 +27,10 @@ type reqMessage struct {
 }
 
 // chatContent is a message's content as read.
-type chatContent struct {
-	isText, isArray bool
-	text            string
-	wps             []wirePart
-	err             error // neither a string nor an array of parts
-}
+type chatContent struct{ conv.Content[wirePart] }
 
 func (d *requestDecoder) read() error {
-	rd := d.rd
-	if rd.Kind() == 'n' {
-		if err := rd.Skip(); err != nil {
-			return err
-		}
-		return errors.New("body is not a JSON object")
-	}
-	if err := rd.Object(d.member); err != nil {
-		return err
-	}
-	if err := rd.End(); err != nil {
+	if err := d.rd.Body(d.member, "body is not a JSON object"); err != nil {
 		return err
 	}
 	return d.typeErr
@@ -75,19 +59,11 @@ func (d *requestDecoder) member(key []byte) error {
 // checked reads modeled member name from rd; one of the wrong type is
 // skipped (and so checked to be JSON) and its error kept.
 func (d *requestDecoder) checked(rd *conv.Reader, name string) error {
-	m := rd.Mark()
-	err := d.field(rd, name)
-	if err == nil {
-		return nil
+	refused, err := rd.Try(func() error { return d.field(rd, name) })
+	if refused != nil && err == nil && d.typeErr == nil {
+		d.typeErr = fmt.Errorf("%s: %w", name, refused)
 	}
-	rd.Rewind(m)
-	if serr := rd.Skip(); serr != nil {
-		return serr
-	}
-	if d.typeErr == nil {
-		d.typeErr = fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+	return err
 }
 
 func (d *requestDecoder) field(rd *conv.Reader, name string) (err error) {
@@ -111,7 +87,7 @@ func (d *requestDecoder) field(rd *conv.Reader, name string) (err error) {
 	case "tool_choice":
 		w.ToolChoice, err = rd.Raw()
 	case "parallel_tool_calls":
-		err = boolPtr(rd, &w.ParallelToolCalls)
+		err = rd.BoolPtr(&w.ParallelToolCalls)
 	case "max_completion_tokens":
 		err = rd.Int64(&w.MaxCompletionTokens)
 	case "max_tokens":
@@ -137,78 +113,28 @@ func (d *requestDecoder) field(rd *conv.Reader, name string) (err error) {
 }
 
 func (d *requestDecoder) streamOptions(rd *conv.Reader) error {
-	if null, err := rd.Null(); null || err != nil {
-		d.w.StreamOptions = nil
-		return err
-	}
-	if d.w.StreamOptions == nil {
-		d.w.StreamOptions = &struct {
-			IncludeUsage bool `json:"include_usage"`
-		}{}
-	}
-	o := d.w.StreamOptions
-	return fields(rd, func(key string) (bool, error) {
+	return conv.ObjectInto(rd, &d.w.StreamOptions, func(key string) (bool, error) {
 		if key == "include_usage" {
-			return true, rd.Bool(&o.IncludeUsage)
+			return true, rd.Bool(&d.w.StreamOptions.IncludeUsage)
 		}
 		return false, nil
 	})
 }
 
-// fields reads an object, calling member with each key, and again with
-// its lower-case form when member knows no key of that spelling (the
-// match encoding/json makes without regard to case); member reports
-// whether it read the value.
-func fields(rd *conv.Reader, member func(key string) (bool, error)) error {
-	return rd.Object(func(key []byte) error {
-		ok, err := member(string(key))
-		if f, folded := conv.FoldKey(key); !ok && err == nil && folded {
-			ok, err = member(string(f))
-		}
-		if !ok && err == nil {
-			err = rd.Skip()
-		}
-		return err
-	})
-}
-
-func boolPtr(rd *conv.Reader, dst **bool) error {
-	if null, err := rd.Null(); null || err != nil {
-		*dst = nil
-		return err
-	}
-	var b bool
-	if err := rd.Bool(&b); err != nil {
-		return err
-	}
-	*dst = &b
-	return nil
-}
-
-func strPtr(rd *conv.Reader, dst **string) error {
-	if null, err := rd.Null(); null || err != nil {
-		*dst = nil
-		return err
-	}
-	var s string
-	*dst = &s
-	return rd.String(&s)
-}
-
 func readMessage(rd *conv.Reader, m *reqMessage) error {
-	return fields(rd, func(key string) (ok bool, err error) {
+	return rd.Fields(func(key string) (ok bool, err error) {
 		switch key {
 		case "role":
 			return true, rd.String(&m.Role)
 		case "content":
 			return true, m.content.read(rd)
 		case "reasoning_content":
-			return true, strPtr(rd, &m.ReasoningContent)
+			return true, rd.StringPtr(&m.ReasoningContent)
 		case "reasoning":
 			m.Reasoning, err = rd.Raw()
 			return true, err
 		case "refusal":
-			return true, strPtr(rd, &m.Refusal)
+			return true, rd.StringPtr(&m.Refusal)
 		case "tool_calls":
 			m.ToolCalls = nil
 			return true, rd.Array(func(int) error {
@@ -223,7 +149,7 @@ func readMessage(rd *conv.Reader, m *reqMessage) error {
 }
 
 func readToolCall(rd *conv.Reader, c *wireToolCall) error {
-	return fields(rd, func(key string) (ok bool, err error) {
+	return rd.Fields(func(key string) (ok bool, err error) {
 		switch key {
 		case "index":
 			var n *int64
@@ -239,7 +165,7 @@ func readToolCall(rd *conv.Reader, c *wireToolCall) error {
 		case "type":
 			return true, rd.String(&c.Type)
 		case "function":
-			return true, fields(rd, func(key string) (ok bool, err error) {
+			return true, rd.Fields(func(key string) (ok bool, err error) {
 				switch key {
 				case "name":
 					return true, rd.String(&c.Function.Name)
@@ -250,23 +176,12 @@ func readToolCall(rd *conv.Reader, c *wireToolCall) error {
 				return false, nil
 			})
 		case "custom":
-			if null, err := rd.Null(); null || err != nil {
-				c.Custom = nil
-				return true, err
-			}
-			if c.Custom == nil {
-				c.Custom = &struct {
-					Name  string `json:"name"`
-					Input string `json:"input"`
-				}{}
-			}
-			cu := c.Custom
-			return true, fields(rd, func(key string) (bool, error) {
+			return true, conv.ObjectInto(rd, &c.Custom, func(key string) (bool, error) {
 				switch key {
 				case "name":
-					return true, rd.String(&cu.Name)
+					return true, rd.String(&c.Custom.Name)
 				case "input":
-					return true, rd.String(&cu.Input)
+					return true, rd.String(&c.Custom.Input)
 				}
 				return false, nil
 			})
@@ -276,25 +191,13 @@ func readToolCall(rd *conv.Reader, c *wireToolCall) error {
 }
 
 func readTool(rd *conv.Reader, t *wireTool) error {
-	return fields(rd, func(key string) (ok bool, err error) {
+	return rd.Fields(func(key string) (ok bool, err error) {
 		switch key {
 		case "type":
 			return true, rd.String(&t.Type)
 		case "function":
-			if null, err := rd.Null(); null || err != nil {
-				t.Function = nil
-				return true, err
-			}
-			if t.Function == nil {
-				t.Function = &struct {
-					Name        string          `json:"name"`
-					Description string          `json:"description"`
-					Parameters  json.RawMessage `json:"parameters"`
-					Strict      *bool           `json:"strict"`
-				}{}
-			}
-			f := t.Function
-			return true, fields(rd, func(key string) (ok bool, err error) {
+			return true, conv.ObjectInto(rd, &t.Function, func(key string) (ok bool, err error) {
+				f := t.Function
 				switch key {
 				case "name":
 					return true, rd.String(&f.Name)
@@ -304,24 +207,14 @@ func readTool(rd *conv.Reader, t *wireTool) error {
 					f.Parameters, err = rd.Raw()
 					return true, err
 				case "strict":
-					return true, boolPtr(rd, &f.Strict)
+					return true, rd.BoolPtr(&f.Strict)
 				}
 				return false, nil
 			})
 		case "custom":
-			if null, err := rd.Null(); null || err != nil {
-				t.Custom = nil
-				return true, err
-			}
-			if t.Custom == nil {
-				t.Custom = &struct {
-					Name string `json:"name"`
-				}{}
-			}
-			cu := t.Custom
-			return true, fields(rd, func(key string) (bool, error) {
+			return true, conv.ObjectInto(rd, &t.Custom, func(key string) (bool, error) {
 				if key == "name" {
-					return true, rd.String(&cu.Name)
+					return true, rd.String(&t.Custom.Name)
 				}
 				return false, nil
 			})
@@ -334,38 +227,11 @@ func readTool(rd *conv.Reader, t *wireTool) error {
 // array of parts is the message's error when it is translated; here it
 // is skipped.
 func (c *chatContent) read(rd *conv.Reader) error {
-	*c = chatContent{}
-	m := rd.Mark()
-	var err error
-	switch k := rd.Kind(); k {
-	case 'n':
-		return rd.Skip()
-	case '"':
-		c.isText = true
-		return rd.String(&c.text)
-	case '[':
-		c.isArray = true
-		c.wps = []wirePart{}
-		err = rd.Array(func(int) error {
-			c.wps = append(c.wps, wirePart{})
-			return readPart(rd, &c.wps[len(c.wps)-1])
-		})
-	default:
-		err = conv.TypeError(k, "an array of parts")
-	}
-	if err == nil {
-		return nil
-	}
-	rd.Rewind(m)
-	if serr := rd.Skip(); serr != nil {
-		return serr
-	}
-	*c = chatContent{err: fmt.Errorf("content: %w", err)}
-	return nil
+	return c.Read(rd, readPart, "content")
 }
 
 func readPart(rd *conv.Reader, p *wirePart) error {
-	return fields(rd, func(key string) (ok bool, err error) {
+	return rd.Fields(func(key string) (ok bool, err error) {
 		switch key {
 		case "type":
 			return true, rd.String(&p.Type)
@@ -377,19 +243,8 @@ func readPart(rd *conv.Reader, p *wirePart) error {
 			p.ImageURL, err = rd.Raw()
 			return true, err
 		case "file":
-			if null, err := rd.Null(); null || err != nil {
-				p.File = nil
-				return true, err
-			}
-			if p.File == nil {
-				p.File = &struct {
-					FileData string `json:"file_data"`
-					FileID   string `json:"file_id"`
-					Filename string `json:"filename"`
-				}{}
-			}
-			f := p.File
-			return true, fields(rd, func(key string) (bool, error) {
+			return true, conv.ObjectInto(rd, &p.File, func(key string) (bool, error) {
+				f := p.File
 				switch key {
 				case "file_data":
 					return true, rd.String(&f.FileData)

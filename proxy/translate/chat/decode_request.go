@@ -286,27 +286,19 @@ func decodeToolMessage(m *reqMessage, lastTool bool, r *conv.Request) error {
 // Only text and refusal parts are allowed unless media is true (user and
 // tool messages). Empty text is left out.
 func (c *chatContent) parts(media bool) ([]conv.Part, error) {
-	switch {
-	case c.err != nil:
-		return nil, c.err
-	case c.isText && c.text == "":
-		return nil, nil
-	case c.isText:
-		return []conv.Part{{Kind: conv.PartText, Text: c.text}}, nil
-	case !c.isArray:
-		return nil, nil
-	}
-	parts := make([]conv.Part, 0, len(c.wps))
-	for i := range c.wps {
-		p, err := decodePart(&c.wps[i], media)
-		if err != nil {
-			return nil, err
+	return c.Parts(func(wps []wirePart) ([]conv.Part, error) {
+		parts := make([]conv.Part, 0, len(wps))
+		for i := range wps {
+			p, err := decodePart(&wps[i], media)
+			if err != nil {
+				return nil, err
+			}
+			if p.Kind != 0 {
+				parts = append(parts, p)
+			}
 		}
-		if p.Kind != 0 {
-			parts = append(parts, p)
-		}
-	}
-	return parts, nil
+		return parts, nil
+	})
 }
 
 // contentParts reads a message's content (of a response): a string or an array of parts.

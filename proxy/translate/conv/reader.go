@@ -150,24 +150,8 @@ func TypeError(got byte, want string) error {
 // its value; fn must read or skip that value. The key is valid only
 // during the call. A null is no object and no error.
 func (r *Reader) Object(fn func(key []byte) error) error {
-	switch k := r.Kind(); k {
-	case 'n':
-		return r.literal("null")
-	case '{':
-	default:
-		if err := r.Skip(); err != nil {
-			return err
-		}
-		return TypeError(k, "an object")
-	}
-	if r.depth++; r.depth > maxDepth {
-		return errors.New("exceeded max depth")
-	}
-	r.off++
-	if r.Kind() == '}' {
-		r.off++
-		r.depth--
-		return nil
+	if done, err := r.enter('{', '}', "an object"); done {
+		return err
 	}
 	for {
 		if r.Kind() != '"' {
@@ -184,17 +168,57 @@ func (r *Reader) Object(fn func(key []byte) error) error {
 		if err := fn(key); err != nil {
 			return err
 		}
-		switch r.Kind() {
-		case ',':
-			r.off++
-			continue
-		case '}':
-			r.off++
-			r.depth--
-			return nil
+		if more, err := r.next('}', "after object key:value pair"); !more {
+			return err
 		}
-		return r.syntax("after object key:value pair")
 	}
+}
+
+// enter starts a container that open begins and end closes; done is
+// true when nothing is left to read in it: it was null, empty, of another
+// type (err says which) or too deep.
+func (r *Reader) enter(open, end byte, want string) (done bool, err error) {
+	switch k := r.Kind(); k {
+	case 'n':
+		return true, r.literal("null")
+	case open:
+	default:
+		return true, r.mismatch(k, want)
+	}
+	if r.depth++; r.depth > maxDepth {
+		return true, errors.New("exceeded max depth")
+	}
+	r.off++
+	if r.Kind() == end {
+		r.off++
+		r.depth--
+		return true, nil
+	}
+	return false, nil
+}
+
+// next reads what follows a container's member or element: a comma
+// (more is true) or end, which leaves the container.
+func (r *Reader) next(end byte, after string) (more bool, err error) {
+	switch r.Kind() {
+	case ',':
+		r.off++
+		return true, nil
+	case end:
+		r.off++
+		r.depth--
+		return false, nil
+	}
+	return false, r.syntax(after)
+}
+
+// mismatch skips a value of kind k (checking it is JSON) that is not the
+// want the caller reads.
+func (r *Reader) mismatch(k byte, want string) error {
+	if err := r.Skip(); err != nil {
+		return err
+	}
+	return TypeError(k, want)
 }
 
 // key reads an object key without copying it when it has no escapes.
@@ -213,24 +237,8 @@ func (r *Reader) key() ([]byte, error) {
 // Array reads an array, calling fn with the Reader at each element; fn
 // must read or skip it. A null is no array and no error.
 func (r *Reader) Array(fn func(i int) error) error {
-	switch k := r.Kind(); k {
-	case 'n':
-		return r.literal("null")
-	case '[':
-	default:
-		if err := r.Skip(); err != nil {
-			return err
-		}
-		return TypeError(k, "an array")
-	}
-	if r.depth++; r.depth > maxDepth {
-		return errors.New("exceeded max depth")
-	}
-	r.off++
-	if r.Kind() == ']' {
-		r.off++
-		r.depth--
-		return nil
+	if done, err := r.enter('[', ']', "an array"); done {
+		return err
 	}
 	for i := 0; ; i++ {
 		if r.Kind() == 0 {
@@ -239,16 +247,9 @@ func (r *Reader) Array(fn func(i int) error) error {
 		if err := fn(i); err != nil {
 			return err
 		}
-		switch r.Kind() {
-		case ',':
-			r.off++
-			continue
-		case ']':
-			r.off++
-			r.depth--
-			return nil
+		if more, err := r.next(']', "after array element"); !more {
+			return err
 		}
-		return r.syntax("after array element")
 	}
 }
 
@@ -259,10 +260,7 @@ func (r *Reader) String(dst *string) error {
 		return r.literal("null")
 	case '"':
 	default:
-		if err := r.Skip(); err != nil {
-			return err
-		}
-		return TypeError(k, "a string")
+		return r.mismatch(k, "a string")
 	}
 	start := r.off + 1
 	end, plain, err := r.scanString()
@@ -421,10 +419,7 @@ func (r *Reader) Bool(dst *bool) error {
 		*dst = false
 		return r.literal("false")
 	default:
-		if err := r.Skip(); err != nil {
-			return err
-		}
-		return TypeError(k, "a bool")
+		return r.mismatch(k, "a bool")
 	}
 }
 
@@ -471,21 +466,27 @@ func (r *Reader) number() ([]byte, error) {
 	return d[start:i], nil
 }
 
-// Int64 reads an integer into a new *dst; a null sets *dst to nil.
-func (r *Reader) Int64(dst **int64) error {
+// numeric reads a number's text, or a null (null is true), or skips a
+// value of another type, which is no want.
+func (r *Reader) numeric(want string) (s []byte, null bool, err error) {
 	switch k := r.Kind(); {
 	case k == 'n':
-		*dst = nil
-		return r.literal("null")
+		return nil, true, r.literal("null")
 	case k == '-' || '0' <= k && k <= '9':
 	default:
-		if err := r.Skip(); err != nil {
-			return err
-		}
-		return TypeError(k, "an integer")
+		return nil, false, r.mismatch(k, want)
 	}
-	s, err := r.number()
-	if err != nil {
+	s, err = r.number()
+	return s, false, err
+}
+
+// Int64 reads an integer into a new *dst; a null sets *dst to nil.
+func (r *Reader) Int64(dst **int64) error {
+	s, null, err := r.numeric("an integer")
+	if null {
+		*dst = nil
+	}
+	if null || err != nil {
 		return err
 	}
 	v, err := strconv.ParseInt(string(s), 10, 64)
@@ -498,19 +499,11 @@ func (r *Reader) Int64(dst **int64) error {
 
 // Float64 reads a number into a new *dst; a null sets *dst to nil.
 func (r *Reader) Float64(dst **float64) error {
-	switch k := r.Kind(); {
-	case k == 'n':
+	s, null, err := r.numeric("a number")
+	if null {
 		*dst = nil
-		return r.literal("null")
-	case k == '-' || '0' <= k && k <= '9':
-	default:
-		if err := r.Skip(); err != nil {
-			return err
-		}
-		return TypeError(k, "a number")
 	}
-	s, err := r.number()
-	if err != nil {
+	if null || err != nil {
 		return err
 	}
 	v, err := strconv.ParseFloat(string(s), 64)

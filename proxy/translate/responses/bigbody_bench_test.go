@@ -3,8 +3,8 @@ package responses_test
 import (
 	"testing"
 
-	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 	"github.com/ccmesh/ccmesh/proxy/translate/internal/bigbody"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 // BenchmarkBigRequest decodes a ~1 MB Claude Code-like request of 200

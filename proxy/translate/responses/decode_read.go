@@ -2,7 +2,6 @@ package responses
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -32,7 +31,7 @@ type requestDecoder struct {
 	extra        map[string]json.RawMessage
 	// errs holds, by member, why its last occurrence was refused; a
 	// later duplicate replaces it as it replaces the value.
-	errs map[string]error
+	errs conv.Refusals
 }
 
 // itemsOrText is input or instructions as read: a string or items.
@@ -51,46 +50,17 @@ type reqItem struct {
 }
 
 // readContent is a content or output member as read.
-type readContent struct {
-	isText, isArray bool
-	text            string
-	wps             []wirePart
-	err             error // neither a string nor an array of parts
-}
+type readContent struct{ conv.Content[wirePart] }
 
 func (d *requestDecoder) read() error {
-	rd := d.rd
-	if rd.Kind() == 'n' {
-		if err := rd.Skip(); err != nil {
-			return err
-		}
-		return errors.New("the body is not a JSON object")
-	}
-	if err := rd.Object(d.checked); err != nil {
-		return err
-	}
-	return rd.End()
+	return d.rd.Body(d.checked, "the body is not a JSON object")
 }
 
 // checked reads one top-level member; a member it refuses is skipped (and
 // so checked to be JSON) and its error kept for translate.
 func (d *requestDecoder) checked(key []byte) error {
 	name := string(key)
-	m := d.rd.Mark()
-	err := d.member(name)
-	if err == nil {
-		delete(d.errs, name)
-		return nil
-	}
-	d.rd.Rewind(m)
-	if serr := d.rd.Skip(); serr != nil {
-		return serr
-	}
-	if d.errs == nil {
-		d.errs = make(map[string]error)
-	}
-	d.errs[name] = err
-	return nil
+	return d.errs.Read(d.rd, name, func() error { return d.member(name) })
 }
 
 func (d *requestDecoder) member(name string) error {
@@ -102,7 +72,7 @@ func (d *requestDecoder) member(name string) error {
 	case "stream":
 		err = rd.Bool(&r.Stream)
 	case "parallel_tool_calls":
-		err = boolPtr(rd, &r.ParallelToolCalls)
+		err = rd.BoolPtr(&r.ParallelToolCalls)
 	case "max_output_tokens":
 		err = rd.Int64(&r.MaxTokens)
 	case "temperature":
@@ -154,49 +124,13 @@ func (d *requestDecoder) member(name string) error {
 	return nil
 }
 
-// fields reads an object, calling member with each key, and again with
-// its lower-case form when member knows no key of that spelling (the
-// match encoding/json makes without regard to case); member reports
-// whether it read the value.
-func fields(rd *conv.Reader, member func(key string) (bool, error)) error {
-	return rd.Object(func(key []byte) error {
-		ok, err := member(string(key))
-		if f, folded := conv.FoldKey(key); !ok && err == nil && folded {
-			ok, err = member(string(f))
-		}
-		if !ok && err == nil {
-			err = rd.Skip()
-		}
-		return err
-	})
-}
-
-func boolPtr(rd *conv.Reader, dst **bool) error {
-	if null, err := rd.Null(); null || err != nil {
-		*dst = nil
-		return err
-	}
-	var b bool
-	if err := rd.Bool(&b); err != nil {
-		return err
-	}
-	*dst = &b
-	return nil
-}
-
 func (d *requestDecoder) readReasoning() error {
 	rd := d.rd
 	d.reasoning.Effort, d.reasoning.Summary = nil, ""
-	return fields(rd, func(key string) (bool, error) {
+	return rd.Fields(func(key string) (bool, error) {
 		switch key {
 		case "effort":
-			if null, err := rd.Null(); null || err != nil {
-				d.reasoning.Effort = nil
-				return true, err
-			}
-			var s string
-			d.reasoning.Effort = &s
-			return true, rd.String(&s)
+			return true, rd.StringPtr(&d.reasoning.Effort)
 		case "summary":
 			return true, rd.String(&d.reasoning.Summary)
 		}
@@ -205,7 +139,7 @@ func (d *requestDecoder) readReasoning() error {
 }
 
 func readTool(rd *conv.Reader, t *wireTool) error {
-	return fields(rd, func(key string) (ok bool, err error) {
+	return rd.Fields(func(key string) (ok bool, err error) {
 		switch key {
 		case "type":
 			return true, rd.String(&t.Type)
@@ -217,7 +151,7 @@ func readTool(rd *conv.Reader, t *wireTool) error {
 			t.Parameters, err = rd.Raw()
 			return true, err
 		case "strict":
-			return true, boolPtr(rd, &t.Strict)
+			return true, rd.BoolPtr(&t.Strict)
 		case "format":
 			t.Format, err = rd.Raw()
 			return true, err
@@ -243,7 +177,7 @@ func readToolChoice(rd *conv.Reader) (*wireToolChoice, error) {
 		c.isText = true
 		return c, rd.String(&c.text)
 	}
-	return c, fields(rd, func(key string) (bool, error) {
+	return c, rd.Fields(func(key string) (bool, error) {
 		switch key {
 		case "type":
 			return true, rd.String(&c.Type)
@@ -273,7 +207,7 @@ func readItemsOrText(rd *conv.Reader) (*itemsOrText, error) {
 }
 
 func readItem(rd *conv.Reader, it *reqItem) error {
-	return fields(rd, func(key string) (bool, error) {
+	return rd.Fields(func(key string) (bool, error) {
 		switch key {
 		case "type":
 			return true, rd.String(&it.Type)
@@ -298,13 +232,7 @@ func readItem(rd *conv.Reader, it *reqItem) error {
 		case "summary":
 			return true, readTexts(rd, &it.Summary)
 		case "encrypted_content":
-			if null, err := rd.Null(); null || err != nil {
-				it.Encrypted = nil
-				return true, err
-			}
-			var s string
-			it.Encrypted = &s
-			return true, rd.String(&s)
+			return true, rd.StringPtr(&it.Encrypted)
 		}
 		return false, nil
 	})
@@ -333,7 +261,7 @@ func readTexts(rd *conv.Reader, dst *[]wireText) error {
 	out := []wireText{}
 	err := rd.Array(func(int) error {
 		var t wireText
-		err := fields(rd, func(key string) (bool, error) {
+		err := rd.Fields(func(key string) (bool, error) {
 			switch key {
 			case "type":
 				return true, rd.String(&t.Type)
@@ -353,38 +281,11 @@ func readTexts(rd *conv.Reader, dst *[]wireText) error {
 // nor an array of parts is an error of the item it belongs to, only when
 // the item is translated: it is skipped here.
 func (c *readContent) read(rd *conv.Reader) error {
-	*c = readContent{}
-	m := rd.Mark()
-	var err error
-	switch k := rd.Kind(); k {
-	case 'n':
-		return rd.Skip()
-	case '"':
-		c.isText = true
-		return rd.String(&c.text)
-	case '[':
-		c.isArray = true
-		c.wps = []wirePart{}
-		err = rd.Array(func(int) error {
-			c.wps = append(c.wps, wirePart{})
-			return readPart(rd, &c.wps[len(c.wps)-1])
-		})
-	default:
-		err = conv.TypeError(k, "an array of parts")
-	}
-	if err == nil {
-		return nil
-	}
-	rd.Rewind(m)
-	if serr := rd.Skip(); serr != nil {
-		return serr
-	}
-	*c = readContent{err: fmt.Errorf("content is neither a string nor an array of parts: %w", err)}
-	return nil
+	return c.Read(rd, readPart, "content is neither a string nor an array of parts")
 }
 
 func readPart(rd *conv.Reader, p *wirePart) error {
-	return fields(rd, func(key string) (bool, error) {
+	return rd.Fields(func(key string) (bool, error) {
 		var dst *string
 		switch key {
 		case "type":
@@ -414,17 +315,7 @@ func readPart(rd *conv.Reader, p *wirePart) error {
 // part, empty texts are left out, dropped collects the part types that
 // cannot be translated.
 func (c *readContent) parts(dropped *[]string) ([]conv.Part, error) {
-	switch {
-	case c.err != nil:
-		return nil, c.err
-	case c.isText && c.text == "":
-		return nil, nil
-	case c.isText:
-		return []conv.Part{{Kind: conv.PartText, Text: c.text}}, nil
-	case !c.isArray:
-		return nil, nil
-	}
-	return partsOf(c.wps, dropped)
+	return c.Parts(func(wps []wirePart) ([]conv.Part, error) { return partsOf(wps, dropped) })
 }
 
 // reasoningText is a reasoning item's text (see reasoningText).
@@ -442,10 +333,10 @@ func (ri *reqItem) reasoningText() string {
 	for _, s := range ri.Summary {
 		join(s.Text)
 	}
-	if b.Len() > 0 || !ri.content.isArray {
+	if b.Len() > 0 || !ri.content.IsArray {
 		return b.String()
 	}
-	for _, p := range ri.content.wps {
+	for _, p := range ri.content.Wire {
 		join(p.Text)
 	}
 	return b.String()
