@@ -19,7 +19,7 @@ test.describe('endpoints', () => {
     await form.getByLabel('API key').fill(secret);
     await form.getByLabel(/^Models/).fill('claude-*');
     await expect(form.getByTestId('endpoint-serves')).toHaveText(
-      'Serves Claude Code and Anthropic SDK clients asking for claude-*. Translated for OpenAI Chat, Codex and OpenAI Responses clients asking for claude-*.',
+      'Serves Claude Code and Anthropic SDK clients asking for claude-*. Translated for OpenAI Chat, Codex, OpenAI Responses and Gemini clients asking for claude-*.',
     );
     await form.getByRole('switch', { name: 'Add to fast queue' }).check();
     await form.getByRole('button', { name: 'Save' }).click();
