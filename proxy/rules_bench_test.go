@@ -41,7 +41,7 @@ func BenchmarkRuleMatch(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				q := &request{s: s, snap: s.snap.Load(), proto: ProtocolAnthropic, pi: 0, r: r, body: body, info: info, model: info.model, rec: &Record{}}
+				q := &request{s: s, snap: s.snap.Load(), proto: ProtocolAnthropic, pi: 0, shape: ProtocolAnthropic.Spec(), r: r, body: body, info: info, model: info.model, rec: &Record{}}
 				matchRules(rules, &liveFacts{q: q})
 			}
 		})
