@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // An answer names the model that wrote it; relays sometimes serve another
@@ -52,24 +53,28 @@ func modelOf(b []byte) string {
 	if !bytes.Contains(b, modelKey) {
 		return ""
 	}
-	var doc struct {
-		Model    string                  `json:"model"`
-		Message  *struct{ Model string } `json:"message"`
-		Response *struct{ Model string } `json:"response"`
-	}
-	if json.Unmarshal(b, &doc) != nil {
+	vals, ok := conv.Lookup(b, modelPaths...)
+	if !ok {
 		return ""
 	}
-	switch {
-	case doc.Model != "":
-		return doc.Model
-	case doc.Message != nil && doc.Message.Model != "":
-		return doc.Message.Model
-	case doc.Response != nil:
-		return doc.Response.Model
+	for _, occurrences := range vals {
+		var s string
+		for _, v := range occurrences {
+			if json.Unmarshal(v, &s) != nil {
+				return "" // a model that is no string: the answer names none
+			}
+		}
+		if s != "" {
+			return s
+		}
 	}
 	return ""
 }
+
+// modelPaths are where an answer or an event names its model: the
+// top-level model (a body, a Chat chunk), message.model (Anthropic's
+// message_start), response.model (Responses' events).
+var modelPaths = [][]string{{"model"}, {"message", "model"}, {"response", "model"}}
 
 // OnModelMismatch is what an endpoint does with an answer that names
 // another model than the one forwarded.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ccmesh/ccmesh/internal/jsonscan"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
@@ -165,6 +166,10 @@ func (s *scanner) str() (start, end int, err error) {
 		return 0, 0, fmt.Errorf("%w: expected string at byte %d", errNotJSON, s.i)
 	}
 	for s.i < len(s.b) {
+		n, _ := jsonscan.Plain(s.b[s.i:])
+		if s.i += n; s.i >= len(s.b) {
+			break
+		}
 		switch c := s.b[s.i]; {
 		case c == '\\':
 			s.i += 2

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ccmesh/ccmesh/internal/jsonscan"
 )
 
 // Reader reads one JSON document in a single pass, for the request
@@ -284,6 +286,11 @@ func (r *Reader) scanString() (end int, plain bool, err error) {
 	plain = true
 	ascii := true
 	for i < len(d) {
+		n, a := jsonscan.Plain(d[i:])
+		ascii = ascii && a
+		if i += n; i >= len(d) {
+			break
+		}
 		c := d[i]
 		switch {
 		case c == '"':
@@ -338,10 +345,8 @@ func unquote(s []byte) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
-			j++
-		}
+		// the text was scanned: no quote or control character is left
+		j := i + jsonscan.Escapes(s[i:])
 		b.Write(s[i:j])
 		if i = j; i >= len(s) {
 			break

@@ -30,41 +30,45 @@ var usageKey = []byte(`"usage"`)
 // object of a body (its top-level usage) or, for an event, of an SSE data
 // payload: its usage, message.usage (Anthropic's message_start) or
 // response.usage (Responses' response.completed), the first there is.
-// One decode of b, whatever its shape.
+// One pass over b (Lookup), whatever its shape; only the usage objects
+// are decoded.
 func UsageMember[W any](b []byte, event bool) (*W, bool) {
-	if event && !bytes.Contains(b, usageKey) {
-		return nil, false
-	}
-	if !event {
-		var doc struct {
-			Usage *W `json:"usage"`
-		}
-		if json.Unmarshal(b, &doc) != nil || doc.Usage == nil {
+	paths := bodyUsage
+	if event {
+		if !bytes.Contains(b, usageKey) {
 			return nil, false
 		}
-		return doc.Usage, true
+		paths = eventUsage
 	}
-	type inner struct {
-		Usage *W `json:"usage"`
-	}
-	var doc struct {
-		Usage    *W     `json:"usage"`
-		Message  *inner `json:"message"`
-		Response *inner `json:"response"`
-	}
-	if json.Unmarshal(b, &doc) != nil {
+	vals, ok := Lookup(b, paths...)
+	if !ok {
 		return nil, false
 	}
-	switch {
-	case doc.Usage != nil:
-		return doc.Usage, true
-	case doc.Message != nil && doc.Message.Usage != nil:
-		return doc.Message.Usage, true
-	case doc.Response != nil && doc.Response.Usage != nil:
-		return doc.Response.Usage, true
+	for _, occurrences := range vals {
+		var w *W
+		for _, v := range occurrences {
+			if string(v) == "null" {
+				w = nil
+				continue
+			}
+			if w == nil {
+				w = new(W)
+			}
+			if json.Unmarshal(v, w) != nil {
+				return nil, false // as a decode of the whole document would fail
+			}
+		}
+		if w != nil {
+			return w, true
+		}
 	}
 	return nil, false
 }
+
+var (
+	bodyUsage  = [][]string{{"usage"}}
+	eventUsage = [][]string{{"usage"}, {"message", "usage"}, {"response", "usage"}}
+)
 
 // OpenAIErrorBody is an error as the OpenAI APIs answer one, with ccmesh's
 // code for the status.

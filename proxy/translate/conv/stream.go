@@ -3,6 +3,7 @@ package conv
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 )
 
 // EventType is the kind of a neutral stream event.
@@ -98,14 +99,43 @@ func AppendSSEJSON(dst []byte, name string, v any) []byte {
 // Marshal is json.Marshal without HTML escaping ("<" stays "<", as the
 // upstream wrote it) and without the trailing newline. Values the proxy
 // builds always marshal; a failure is a bug and yields "null".
+//
+// The encoder and its buffer come from a pool and the result is one copy
+// of the right size: a buffer grown from nothing for every body and every
+// event was most of what encoding cost (bench/NOTES.md, Translation).
 func Marshal(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	m := marshalers.Get().(*marshaler)
+	defer m.put()
+	if err := m.enc.Encode(v); err != nil {
 		return []byte("null")
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	out := m.buf.Bytes()
+	return bytes.Clone(out[:len(out)-1]) // without Encode's newline
+}
+
+// marshaler is a pooled encoder writing into its own buffer.
+type marshaler struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// maxPooledBuffer is the largest buffer a marshaler keeps when it goes
+// back to the pool: the buffer of a rare large body is left to the GC.
+const maxPooledBuffer = 256 << 10
+
+var marshalers = sync.Pool{New: func() any {
+	m := &marshaler{}
+	m.enc = json.NewEncoder(&m.buf)
+	m.enc.SetEscapeHTML(false)
+	return m
+}}
+
+func (m *marshaler) put() {
+	if m.buf.Cap() > maxPooledBuffer {
+		return
+	}
+	m.buf.Reset()
+	marshalers.Put(m)
 }
 
 // Collect runs a whole stream through an aggregator: the events of a

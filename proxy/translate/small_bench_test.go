@@ -1,0 +1,76 @@
+package translate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
+	"github.com/ccmesh/ccmesh/proxy/translate/chat"
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/responses"
+)
+
+// smallBodies are the requests bench/loadgen sends (a ~4 KiB user turn),
+// by client protocol, and smallAnswer the Chat answer bench/upstream gives.
+var (
+	smallFiller = strings.Repeat("lorem ipsum ", 4096/12)
+	smallBodies = map[conv.Protocol]string{
+		anthropic.Protocol: `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":false,"messages":[{"role":"user","content":"` + smallFiller + `"}]}`,
+		responses.Protocol: `{"model":"claude-sonnet-4-5","max_output_tokens":1024,"stream":false,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"` + smallFiller + `"}]}]}`,
+	}
+	smallAnswer = []byte(`{"id":"chatcmpl-bench","object":"chat.completion","created":1764547200,"model":"claude-sonnet-4-5",` +
+		`"choices":[{"index":0,"message":{"role":"assistant","content":"Hello from the benchmark upstream."},"finish_reason":"stop"}],` +
+		`"usage":{"prompt_tokens":1200,"completion_tokens":9,"total_tokens":1209}}`)
+)
+
+// BenchmarkTranslateSmall is one request of make bench's translation rows
+// through the codecs alone, each step on its own: the client's request
+// decoded, encoded for a Chat endpoint, the Chat answer decoded and
+// encoded for the client (bench/NOTES.md, Translation).
+func BenchmarkTranslateSmall(b *testing.B) {
+	for _, from := range []conv.Protocol{anthropic.Protocol, responses.Protocol} {
+		client, up := Codec(from), Codec(chat.Protocol)
+		body := []byte(smallBodies[from])
+		req, err := client.DecodeRequest(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := up.DecodeResponse(smallAnswer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := string(from) + "-chat/"
+		b.Run(name+"decode-request", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := client.DecodeRequest(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"encode-request", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := up.EncodeRequest(req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"decode-response", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := up.DecodeResponse(smallAnswer); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"encode-response", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := client.EncodeResponse(resp, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
