@@ -148,9 +148,11 @@ test-release: release
 bench:
 	GO=$(GO) bench/run.sh
 
-## bench-go: the Go micro-benchmarks of ./breaker, ./proxy and ./store
+## bench-go: the Go micro-benchmarks of ./breaker, ./proxy and ./store, and
+## the translation of the 1 MB request (BenchmarkTranslateBig)
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./breaker ./proxy ./store
+	$(GO) test -run '^$$' -bench 'TranslateBig' -benchmem -count=1 -benchtime 20x ./proxy/translate
 
 clean:
 	rm -rf bin dist frontend/dist/assets frontend/dist/index.html

@@ -15,6 +15,8 @@ type goBench struct {
 	nsOp   float64
 	bOp    float64
 	allocs float64 // NaN without -benchmem
+	// metrics are the other units the line reports (b.ReportMetric), by unit
+	metrics map[string]float64
 }
 
 var procsSuffix = regexp.MustCompile(`-\d+$`)
@@ -46,6 +48,11 @@ func parseGoBench(text string) []goBench {
 					g.bOp = v
 				case "allocs/op":
 					g.allocs = v
+				default:
+					if g.metrics == nil {
+						g.metrics = map[string]float64{}
+					}
+					g.metrics[f[i+1]] = v
 				}
 			}
 			out = append(out, g)
@@ -83,4 +90,37 @@ func breakerCheck(gs []goBench) check {
 		c.note = "no allocs/op: run without -benchmem"
 	}
 	return c
+}
+
+// Limits of the translation of the 1 MB, 200-turn request
+// (proxy/translate/internal/bigbody): the bytes a decode and encode
+// allocate, as a multiple of the body, and the time they take.
+const (
+	bigAllocLimit  = 3.0
+	bigTimeLimitMs = 5.0
+)
+
+// bigTranslationChecks: BenchmarkTranslateBig's two pairs, allocation and
+// time per decode+encode.
+func bigTranslationChecks(gs []goBench) []check {
+	var cs []check
+	for _, p := range []struct{ sub, name string }{{"claude-to-chat", "Claude→Chat"}, {"responses-to-chat", "Responses→Chat"}} {
+		alloc := check{what: fmt.Sprintf("translation of a 1 MB request, %s: bytes allocated per decode+encode (÷ the body)", p.name),
+			got: math.NaN(), format: "%.2f×", limit: fmt.Sprintf("≤ %g×", bigAllocLimit)}
+		took := check{what: fmt.Sprintf("translation of a 1 MB request, %s: time per decode+encode", p.name),
+			got: math.NaN(), format: "%.2f ms", limit: fmt.Sprintf("≤ %g ms", bigTimeLimitMs)}
+		g, ok := find(gs, "proxy/translate", "BenchmarkTranslateBig/"+p.sub)
+		body := g.metrics["body-bytes"]
+		if !ok || body == 0 || math.IsNaN(g.bOp) {
+			alloc.note, took.note = "not in the Go micro-benchmarks' output", "not in the Go micro-benchmarks' output"
+			cs = append(cs, alloc, took)
+			continue
+		}
+		alloc.got, alloc.met = g.bOp/body, g.bOp/body <= bigAllocLimit
+		alloc.note = fmt.Sprintf("%.0f B per op, body %.0f B (BenchmarkTranslateBig)", g.bOp, body)
+		took.got, took.met = g.nsOp/1e6, g.nsOp/1e6 <= bigTimeLimitMs
+		took.note = fmt.Sprintf("%s allocs per op (BenchmarkTranslateBig)", num(g.allocs, "%.0f"))
+		cs = append(cs, alloc, took)
+	}
+	return cs
 }

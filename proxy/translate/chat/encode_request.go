@@ -96,7 +96,7 @@ func (codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 		out["stream_options"] = map[string]bool{"include_usage": true} // usage must not go missing
 	}
 	copyExtra(r, out)
-	return conv.Marshal(out), nil
+	return conv.MarshalObject(out, r.SizeHint()), nil
 }
 
 func setIf(out map[string]any, key string, v any, ok bool) {

@@ -3,7 +3,8 @@ package conv
 import (
 	"bytes"
 	"encoding/json"
-	"sync"
+	"reflect"
+	"slices"
 )
 
 // EventType is the kind of a neutral stream event.
@@ -99,43 +100,14 @@ func AppendSSEJSON(dst []byte, name string, v any) []byte {
 // Marshal is json.Marshal without HTML escaping ("<" stays "<", as the
 // upstream wrote it) and without the trailing newline. Values the proxy
 // builds always marshal; a failure is a bug and yields "null".
-//
-// The encoder and its buffer come from a pool and the result is one copy
-// of the right size: a buffer grown from nothing for every body and every
-// event was most of what encoding cost (bench/NOTES.md, Translation).
 func Marshal(v any) []byte {
-	m := marshalers.Get().(*marshaler)
-	defer m.put()
-	if err := m.enc.Encode(v); err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return []byte("null")
 	}
-	out := m.buf.Bytes()
-	return bytes.Clone(out[:len(out)-1]) // without Encode's newline
-}
-
-// marshaler is a pooled encoder writing into its own buffer.
-type marshaler struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-// maxPooledBuffer is the largest buffer a marshaler keeps when it goes
-// back to the pool: the buffer of a rare large body is left to the GC.
-const maxPooledBuffer = 256 << 10
-
-var marshalers = sync.Pool{New: func() any {
-	m := &marshaler{}
-	m.enc = json.NewEncoder(&m.buf)
-	m.enc.SetEscapeHTML(false)
-	return m
-}}
-
-func (m *marshaler) put() {
-	if m.buf.Cap() > maxPooledBuffer {
-		return
-	}
-	m.buf.Reset()
-	marshalers.Put(m)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // Collect runs a whole stream through an aggregator: the events of a
@@ -226,4 +198,87 @@ func Replay(resp *Response, emit func(Event)) {
 		emit(Event{Type: EvBlockStop, Index: i, Part: p})
 	}
 	emit(Event{Type: EvFinish, Stop: resp.Stop, StopSequence: resp.StopSequence, Usage: resp.Usage})
+}
+
+// MarshalObject is Marshal of an object written as encoding/json writes a
+// map (keys in sorted order), member by member into one buffer made
+// sizeHint bytes large, a slice member element by element: no value of it
+// is ever held twice. encoding/json marshals into a buffer of its own that
+// doubles as it grows, then copies it out; for the request of a long
+// conversation that was three times the body in garbage (bench/NOTES.md,
+// Request decoding).
+func MarshalObject(m map[string]any, sizeHint int) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b bytes.Buffer
+	b.Grow(sizeHint)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// put writes v and drops the newline Encode ends with.
+	put := func(v any) bool {
+		if enc.Encode(v) != nil {
+			return false
+		}
+		b.Truncate(b.Len() - 1)
+		return true
+	}
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if !put(k) {
+			return []byte("null")
+		}
+		b.WriteByte(':')
+		v := reflect.ValueOf(m[k])
+		if v.Kind() != reflect.Slice || v.IsNil() || v.Type().Elem().Kind() == reflect.Uint8 {
+			if !put(m[k]) {
+				return []byte("null")
+			}
+			continue
+		}
+		b.WriteByte('[')
+		for j := range v.Len() {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			if !put(v.Index(j).Interface()) {
+				return []byte("null")
+			}
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// SizeHint is about the size of r written in any protocol: its texts,
+// arguments, data and schemas, and a little for each part's framing.
+func (r *Request) SizeHint() int {
+	n := 512
+	var parts func(ps []Part)
+	parts = func(ps []Part) {
+		for i := range ps {
+			p := &ps[i]
+			n += 48 + len(p.Text) + len(p.Args) + len(p.Data) + len(p.URL) + len(p.Signature) +
+				len(p.Redacted) + len(p.Encrypted) + len(p.GeminiSignature)
+			parts(p.Content)
+		}
+	}
+	parts(r.System)
+	for _, m := range r.Messages {
+		n += 32
+		parts(m.Parts)
+	}
+	for _, t := range r.Tools {
+		n += 64 + len(t.Name) + len(t.Description) + len(t.Schema)
+	}
+	for _, v := range r.Extra {
+		n += len(v)
+	}
+	return n + n/16 // escapes
 }

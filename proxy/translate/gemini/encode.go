@@ -53,7 +53,7 @@ func (c codec) EncodeRequest(r *conv.Request) ([]byte, error) {
 	} else {
 		delete(out, "generationConfig")
 	}
-	return conv.Marshal(out), nil
+	return conv.MarshalObject(out, r.SizeHint()), nil
 }
 
 type requestEncoder struct {

@@ -113,6 +113,7 @@ func decodeInput(in *itemsOrText, r *conv.Request) error {
 		return nil
 	}
 	b := inputBuilder{r: r, leading: true}
+	r.Messages = make([]conv.Message, 0, len(in.items)) // at most one per item
 	for i := range in.items {
 		if err := b.add(in.items[i]); err != nil {
 			return fmt.Errorf("input[%d]: %w", i, err)
