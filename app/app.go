@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/probe"
 	"github.com/ccmesh/ccmesh/app/update"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -87,8 +88,7 @@ type App struct {
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
 
-	testsMu sync.Mutex
-	tests   map[int64]TestResult
+	tests *probe.Results // the last Test of each endpoint and key (upstream.go)
 
 	// Set by the desktop shell; nil when headless.
 	showWindow atomic.Pointer[func()]
@@ -133,7 +133,6 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		stats:   newEndpointStats(),
 		token:   token,
 		closing: make(chan struct{}),
-		tests:   map[int64]TestResult{},
 	}
 	a.upstream = opts.Transport
 	if a.upstream == nil {
@@ -142,6 +141,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	// Before the breakers: restoring them at start already reports transitions.
 	a.persist = newBreakerPersister(db, a.log, a)
+	a.tests = probe.NewResults(db, a.log)
 	a.health = &healthPublisher{a: a}
 	a.learn = newLearnPersister(a)
 	a.bal = newBalances(a, a.upstream)
@@ -176,7 +176,7 @@ func (a *App) start(ctx context.Context) error {
 		}
 		a.breakers.Get(r.EndpointID).Restore(snap)
 	}
-	if err := a.loadTests(ctx); err != nil {
+	if err := a.tests.Load(ctx); err != nil {
 		return fmt.Errorf("load test results: %w", err)
 	}
 	if err := a.bal.Load(ctx); err != nil {
@@ -274,7 +274,7 @@ func (a *App) reload(ctx context.Context) error {
 	a.configureKeyBreakers(eps, overrides, breakerConfig(settings))
 	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
-	a.forgetTests(eps)
+	a.tests.Forget(eps)
 	a.bal.Configure(st.Endpoints, st.Settings.BalanceRefreshMinutes)
 	a.upd.Configure(st.Settings.UpdateCheck)
 	return nil

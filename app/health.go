@@ -85,11 +85,7 @@ func (a *App) healthOf(id int64, name string, enabled bool, now time.Time) Healt
 		h.RetryInMs = max(0, v.Until.Sub(now).Milliseconds())
 	}
 	a.stats.fill(id, now, &h)
-	a.testsMu.Lock()
-	if t, ok := a.tests[id]; ok {
-		h.LastTest = &t
-	}
-	a.testsMu.Unlock()
+	h.LastTest = (*TestResult)(a.tests.Last(id))
 	// LastError and LastTest hold upstream text already masked where it was
 	// recorded (the proxy's attempt messages, Test before it stores).
 	return h

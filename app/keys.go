@@ -64,47 +64,8 @@ func proxyKeys(keys []store.EndpointKey) []proxy.Key {
 // keyFailures keeps each key's last failure, from the request log's
 // attempts, for health.
 type keyFailures struct {
-	mu    sync.Mutex
-	m     map[int64]keyFailure
-	tests map[int64]TestResult // each key's last Test
-}
-
-func (f *keyFailures) keepTest(id int64, res TestResult) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.tests == nil {
-		f.tests = map[int64]TestResult{}
-	}
-	f.tests[id] = res
-}
-
-func (f *keyFailures) lastTest(id int64) *TestResult {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if t, ok := f.tests[id]; ok {
-		return &t
-	}
-	return nil
-}
-
-// testKey reads Test's ?key=<id>: e then sends that key of its pool; 0
-// when the query names none.
-func (a *App) testKey(r *http.Request, e *store.Endpoint) (int64, error) {
-	raw := r.URL.Query().Get("key")
-	if raw == "" {
-		return 0, nil
-	}
-	kid, err := strconv.ParseInt(raw, 10, 64)
-	if err == nil {
-		for _, k := range e.Keys {
-			if k.ID == kid {
-				e.APIKey, e.Keys = k.Key, []store.EndpointKey{k}
-				return kid, nil
-			}
-		}
-	}
-	return 0, &apiError{Status: http.StatusNotFound, Code: "not_found",
-		Message: fmt.Sprintf("endpoint %s has no key %s", e.Name, raw)}
+	mu sync.Mutex
+	m  map[int64]keyFailure
 }
 
 type keyFailure struct {
@@ -144,7 +105,7 @@ func (a *App) keyHealth(e store.Endpoint, now time.Time) []KeyHealth {
 		if f, ok := a.keyFails.get(k.ID); ok {
 			h.LastError, h.LastFailureAt = f.msg, &f.at
 		}
-		h.LastTest = a.keyFails.lastTest(k.ID)
+		h.LastTest = (*TestResult)(a.tests.LastKey(k.ID))
 		out = append(out, h)
 	}
 	return out

@@ -23,6 +23,7 @@ var concernPackages = []string{
 	"metrics",
 	"platform",
 	"pricing",
+	"probe",
 	"strictjson",
 	"update",
 }
