@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/app/probe"
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/app/update"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -74,7 +75,7 @@ type App struct {
 	upstream    http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
 	token       string
 
-	today   todayTotals   // today's requests and cost, for the tray
+	today   stats.Today   // today's requests and cost, for the tray
 	recent  recentChanges // the latest breaker changes, for the tray
 	state   atomic.Pointer[State]
 	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
@@ -189,7 +190,7 @@ func (a *App) start(ctx context.Context) error {
 		CaptureTotal: a.captureTotal,
 		Logger:       a.log,
 	})
-	if err := a.today.load(ctx, a.db, time.Now()); err != nil {
+	if err := a.today.Load(ctx, a.db, time.Now()); err != nil {
 		return fmt.Errorf("load today's cost: %w", err)
 	}
 	if err := a.recent.load(ctx, a.db); err != nil {

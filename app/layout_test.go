@@ -24,6 +24,7 @@ var concernPackages = []string{
 	"platform",
 	"pricing",
 	"probe",
+	"stats",
 	"strictjson",
 	"update",
 }

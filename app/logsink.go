@@ -3,6 +3,7 @@ package app
 import (
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -27,9 +28,9 @@ func (s logSink) Log(rec *proxy.Record) {
 		}
 	}
 	row := LogRow(rec)
-	FillUsage(&row, rec, s.a.price)
+	stats.FillUsage(&row, rec, s.a.price)
 	s.a.metrics.observe(rec)
-	s.a.today.add(rec.Time, row.Deltas)
+	s.a.today.Add(rec.Time, row.Deltas)
 	if rec.Capture != nil {
 		row.Capture = captureSource{c: rec.Capture, adminToken: s.a.token}
 	}
