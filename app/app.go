@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/health"
 	"github.com/ccmesh/ccmesh/app/probe"
 	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/app/update"
@@ -67,11 +68,11 @@ type App struct {
 	// knownKeys the ids configured by the last reload.
 	keyBreakers *breaker.Set
 	knownKeys   map[int64]bool
-	keyFails    keyFailures
+	keyFails    health.KeyFailures // each key's last failure, for health
 	proxy       *proxy.Server
 	logw        *store.LogWriter
 	events      *Hub
-	stats       *endpointStats
+	figures     *health.Stats     // the request log's figures, for health
 	upstream    http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
 	token       string
 
@@ -85,7 +86,7 @@ type App struct {
 	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
 	bal     *balance.Book   // balance readings and their schedule (app/balance)
 	upd     *update.Checker // the opt-in update check (app/update)
-	health  *healthPublisher
+	health  *health.Publisher
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
 
@@ -131,7 +132,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		log:     opts.Logger,
 		db:      db,
 		events:  NewHub(),
-		stats:   newEndpointStats(),
+		figures: health.NewStats(),
 		token:   token,
 		closing: make(chan struct{}),
 	}
@@ -143,7 +144,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// Before the breakers: restoring them at start already reports transitions.
 	a.persist = newBreakerPersister(db, a.log, a)
 	a.tests = probe.NewResults(db, a.log)
-	a.health = &healthPublisher{a: a}
+	a.health = health.NewPublisher(healthHost{a})
 	a.learn = newLearnPersister(a)
 	a.bal = newBalances(a, a.upstream)
 	a.metrics = newMetrics(a)
@@ -185,7 +186,7 @@ func (a *App) start(ctx context.Context) error {
 	}
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
 		OnWrite:      a.onLogsWritten,
-		OnFail:       func(int) { a.health.changed() },
+		OnFail:       func(int) { a.health.Changed() },
 		Retention:    a.retention,
 		CaptureTotal: a.captureTotal,
 		Logger:       a.log,
@@ -232,7 +233,7 @@ func (a *App) Close(ctx context.Context) error {
 		a.stop()
 		a.stopPause()
 		a.loops.Wait()
-		a.health.close()
+		a.health.Close()
 		err = errors.Join(a.logw.Close(ctx), a.persist.flush(ctx), a.db.Close())
 	})
 	return err
@@ -306,7 +307,7 @@ func (a *App) onTransition(t breaker.Transition) {
 	a.notifyTransition(t)
 	a.noteQuotaError(t)
 	if t.Cause != breaker.CauseRestore { // restoring happens before the App is whole
-		a.health.changed()
+		a.health.Changed()
 	}
 }
 

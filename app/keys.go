@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/health"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -61,51 +61,15 @@ func proxyKeys(keys []store.EndpointKey) []proxy.Key {
 	return out
 }
 
-// keyFailures keeps each key's last failure, from the request log's
-// attempts, for health.
-type keyFailures struct {
-	mu sync.Mutex
-	m  map[int64]keyFailure
-}
-
-type keyFailure struct {
-	msg string
-	at  time.Time
-}
-
-func (f *keyFailures) observe(at proxy.Attempt) {
-	if at.KeyID == 0 || at.Outcome != breaker.Failure {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.m == nil {
-		f.m = map[int64]keyFailure{}
-	}
-	f.m[at.KeyID] = keyFailure{msg: at.Message, at: at.StartedAt}
-}
-
-func (f *keyFailures) get(id int64) (keyFailure, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	v, ok := f.m[id]
-	return v, ok
-}
-
 // keyHealth is the health of each key of e's pool now.
 func (a *App) keyHealth(e store.Endpoint, now time.Time) []KeyHealth {
 	out := make([]KeyHealth, 0, len(e.Keys))
 	for _, k := range e.Keys {
 		v := a.keyBreakers.Get(k.ID).View(now)
 		h := KeyHealth{ID: k.ID, Label: k.Label, KeyMasked: proxy.MaskKey(k.Key), Enabled: k.Enabled,
-			Status: statusOf(k.Enabled, v), State: v.State.String(), Reason: v.Reason.String()}
-		if v.State == breaker.Open && !v.Until.IsZero() {
-			h.RetryInMs = max(0, v.Until.Sub(now).Milliseconds())
-		}
-		if f, ok := a.keyFails.get(k.ID); ok {
-			h.LastError, h.LastFailureAt = f.msg, &f.at
-		}
-		h.LastTest = (*TestResult)(a.tests.LastKey(k.ID))
+			Status: health.Status(k.Enabled, v), State: v.State.String(), Reason: v.Reason.String(),
+			RetryInMs: health.RetryIn(v, now), LastTest: (*TestResult)(a.tests.LastKey(k.ID))}
+		h.LastError, h.LastFailureAt = a.keyFails.Last(k.ID)
 		out = append(out, h)
 	}
 	return out
@@ -115,7 +79,7 @@ func (a *App) keyHealth(e store.Endpoint, now time.Time) []KeyHealth {
 // shows them, and a key whose quota is spent asks for its endpoint's
 // balance, as the endpoint's own breaker does (balance.go).
 func (a *App) onKeyTransition(t breaker.Transition) {
-	a.health.changed()
+	a.health.Changed()
 	if t.Cause != breaker.CauseRequest || t.To != breaker.Open || t.Reason != breaker.QuotaExhausted {
 		return
 	}

@@ -20,6 +20,7 @@ var concernPackages = []string{
 	"clients",
 	"desktop",
 	"events",
+	"health",
 	"metrics",
 	"platform",
 	"pricing",
