@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/health"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/internal/tsgen"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -189,7 +190,7 @@ func frontendTypes() ([]byte, error) {
 	var statuses []string
 	for _, enabled := range []bool{true, false} {
 		for i := range wordsOf[breaker.State]() {
-			statuses = append(statuses, statusOf(enabled, breaker.View{State: breaker.State(i)}))
+			statuses = append(statuses, health.Status(enabled, breaker.View{State: breaker.State(i)}))
 		}
 	}
 	g.Union("HealthStatus", statuses...)

@@ -18,6 +18,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/health"
+	"github.com/ccmesh/ccmesh/app/probe"
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/app/update"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -65,15 +68,15 @@ type App struct {
 	// knownKeys the ids configured by the last reload.
 	keyBreakers *breaker.Set
 	knownKeys   map[int64]bool
-	keyFails    keyFailures
+	keyFails    health.KeyFailures // each key's last failure, for health
 	proxy       *proxy.Server
 	logw        *store.LogWriter
 	events      *Hub
-	stats       *endpointStats
+	figures     *health.Stats     // the request log's figures, for health
 	upstream    http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
 	token       string
 
-	today   todayTotals   // today's requests and cost, for the tray
+	today   stats.Today   // today's requests and cost, for the tray
 	recent  recentChanges // the latest breaker changes, for the tray
 	state   atomic.Pointer[State]
 	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
@@ -83,12 +86,11 @@ type App struct {
 	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
 	bal     *balance.Book   // balance readings and their schedule (app/balance)
 	upd     *update.Checker // the opt-in update check (app/update)
-	health  *healthPublisher
+	health  *health.Publisher
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
 
-	testsMu sync.Mutex
-	tests   map[int64]TestResult
+	tests *probe.Results // the last Test of each endpoint and key (upstream.go)
 
 	// Set by the desktop shell; nil when headless.
 	showWindow atomic.Pointer[func()]
@@ -130,10 +132,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		log:     opts.Logger,
 		db:      db,
 		events:  NewHub(),
-		stats:   newEndpointStats(),
+		figures: health.NewStats(),
 		token:   token,
 		closing: make(chan struct{}),
-		tests:   map[int64]TestResult{},
 	}
 	a.upstream = opts.Transport
 	if a.upstream == nil {
@@ -142,7 +143,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	// Before the breakers: restoring them at start already reports transitions.
 	a.persist = newBreakerPersister(db, a.log, a)
-	a.health = &healthPublisher{a: a}
+	a.tests = probe.NewResults(db, a.log)
+	a.health = health.NewPublisher(healthHost{a})
 	a.learn = newLearnPersister(a)
 	a.bal = newBalances(a, a.upstream)
 	a.metrics = newMetrics(a)
@@ -176,7 +178,7 @@ func (a *App) start(ctx context.Context) error {
 		}
 		a.breakers.Get(r.EndpointID).Restore(snap)
 	}
-	if err := a.loadTests(ctx); err != nil {
+	if err := a.tests.Load(ctx); err != nil {
 		return fmt.Errorf("load test results: %w", err)
 	}
 	if err := a.bal.Load(ctx); err != nil {
@@ -184,12 +186,12 @@ func (a *App) start(ctx context.Context) error {
 	}
 	a.logw = store.NewLogWriter(a.db, store.LogWriterOptions{
 		OnWrite:      a.onLogsWritten,
-		OnFail:       func(int) { a.health.changed() },
+		OnFail:       func(int) { a.health.Changed() },
 		Retention:    a.retention,
 		CaptureTotal: a.captureTotal,
 		Logger:       a.log,
 	})
-	if err := a.today.load(ctx, a.db, time.Now()); err != nil {
+	if err := a.today.Load(ctx, a.db, time.Now()); err != nil {
 		return fmt.Errorf("load today's cost: %w", err)
 	}
 	if err := a.recent.load(ctx, a.db); err != nil {
@@ -231,7 +233,7 @@ func (a *App) Close(ctx context.Context) error {
 		a.stop()
 		a.stopPause()
 		a.loops.Wait()
-		a.health.close()
+		a.health.Close()
 		err = errors.Join(a.logw.Close(ctx), a.persist.flush(ctx), a.db.Close())
 	})
 	return err
@@ -274,7 +276,7 @@ func (a *App) reload(ctx context.Context) error {
 	a.configureKeyBreakers(eps, overrides, breakerConfig(settings))
 	a.proxy.Update(proxyConfig(eps, settings, a.opts.Listen))
 	a.state.Store(st)
-	a.forgetTests(eps)
+	a.tests.Forget(eps)
 	a.bal.Configure(st.Endpoints, st.Settings.BalanceRefreshMinutes)
 	a.upd.Configure(st.Settings.UpdateCheck)
 	return nil
@@ -305,7 +307,7 @@ func (a *App) onTransition(t breaker.Transition) {
 	a.notifyTransition(t)
 	a.noteQuotaError(t)
 	if t.Cause != breaker.CauseRestore { // restoring happens before the App is whole
-		a.health.changed()
+		a.health.Changed()
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/ccmesh/ccmesh/app/clients"
+	"github.com/ccmesh/ccmesh/app/probe"
 )
 
 // Connect Claude Code, Codex and Gemini CLI (docs/BEHAVIOUR.md#admin-api): the
@@ -104,7 +105,7 @@ func planHashFrom(r *http.Request, what string) (string, error) {
 	case body.Hash == "":
 		return "", errBadRequest("hash_required", "hash", "send the hash of the change %s showed, as {\"hash\":\"…\"}", what)
 	case !isSHA256Hex(body.Hash):
-		return "", errBadRequest("bad_hash", "hash", "hash %q is not the hash %s gives (64 hex digits)", head([]byte(body.Hash), 80), what)
+		return "", errBadRequest("bad_hash", "hash", "hash %q is not the hash %s gives (64 hex digits)", probe.Head([]byte(body.Hash), 80), what)
 	}
 	return body.Hash, nil
 }

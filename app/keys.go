@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/health"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -61,90 +61,15 @@ func proxyKeys(keys []store.EndpointKey) []proxy.Key {
 	return out
 }
 
-// keyFailures keeps each key's last failure, from the request log's
-// attempts, for health.
-type keyFailures struct {
-	mu    sync.Mutex
-	m     map[int64]keyFailure
-	tests map[int64]TestResult // each key's last Test
-}
-
-func (f *keyFailures) keepTest(id int64, res TestResult) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.tests == nil {
-		f.tests = map[int64]TestResult{}
-	}
-	f.tests[id] = res
-}
-
-func (f *keyFailures) lastTest(id int64) *TestResult {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if t, ok := f.tests[id]; ok {
-		return &t
-	}
-	return nil
-}
-
-// testKey reads Test's ?key=<id>: e then sends that key of its pool; 0
-// when the query names none.
-func (a *App) testKey(r *http.Request, e *store.Endpoint) (int64, error) {
-	raw := r.URL.Query().Get("key")
-	if raw == "" {
-		return 0, nil
-	}
-	kid, err := strconv.ParseInt(raw, 10, 64)
-	if err == nil {
-		for _, k := range e.Keys {
-			if k.ID == kid {
-				e.APIKey, e.Keys = k.Key, []store.EndpointKey{k}
-				return kid, nil
-			}
-		}
-	}
-	return 0, &apiError{Status: http.StatusNotFound, Code: "not_found",
-		Message: fmt.Sprintf("endpoint %s has no key %s", e.Name, raw)}
-}
-
-type keyFailure struct {
-	msg string
-	at  time.Time
-}
-
-func (f *keyFailures) observe(at proxy.Attempt) {
-	if at.KeyID == 0 || at.Outcome != breaker.Failure {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.m == nil {
-		f.m = map[int64]keyFailure{}
-	}
-	f.m[at.KeyID] = keyFailure{msg: at.Message, at: at.StartedAt}
-}
-
-func (f *keyFailures) get(id int64) (keyFailure, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	v, ok := f.m[id]
-	return v, ok
-}
-
 // keyHealth is the health of each key of e's pool now.
 func (a *App) keyHealth(e store.Endpoint, now time.Time) []KeyHealth {
 	out := make([]KeyHealth, 0, len(e.Keys))
 	for _, k := range e.Keys {
 		v := a.keyBreakers.Get(k.ID).View(now)
 		h := KeyHealth{ID: k.ID, Label: k.Label, KeyMasked: proxy.MaskKey(k.Key), Enabled: k.Enabled,
-			Status: statusOf(k.Enabled, v), State: v.State.String(), Reason: v.Reason.String()}
-		if v.State == breaker.Open && !v.Until.IsZero() {
-			h.RetryInMs = max(0, v.Until.Sub(now).Milliseconds())
-		}
-		if f, ok := a.keyFails.get(k.ID); ok {
-			h.LastError, h.LastFailureAt = f.msg, &f.at
-		}
-		h.LastTest = a.keyFails.lastTest(k.ID)
+			Status: health.Status(k.Enabled, v), State: v.State.String(), Reason: v.Reason.String(),
+			RetryInMs: health.RetryIn(v, now), LastTest: (*TestResult)(a.tests.LastKey(k.ID))}
+		h.LastError, h.LastFailureAt = a.keyFails.Last(k.ID)
 		out = append(out, h)
 	}
 	return out
@@ -154,7 +79,7 @@ func (a *App) keyHealth(e store.Endpoint, now time.Time) []KeyHealth {
 // shows them, and a key whose quota is spent asks for its endpoint's
 // balance, as the endpoint's own breaker does (balance.go).
 func (a *App) onKeyTransition(t breaker.Transition) {
-	a.health.changed()
+	a.health.Changed()
 	if t.Cause != breaker.CauseRequest || t.To != breaker.Open || t.Reason != breaker.QuotaExhausted {
 		return
 	}

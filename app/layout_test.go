@@ -20,9 +20,12 @@ var concernPackages = []string{
 	"clients",
 	"desktop",
 	"events",
+	"health",
 	"metrics",
 	"platform",
 	"pricing",
+	"probe",
+	"stats",
 	"strictjson",
 	"update",
 }

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"time"
-
-	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -14,22 +12,12 @@ import (
 type logSink struct{ a *App }
 
 func (s logSink) Log(rec *proxy.Record) {
-	for i := range rec.Attempts {
-		at := &rec.Attempts[i]
-		s.a.keyFails.observe(*at)
-		if at.Outcome == breaker.Neutral || at.EndpointID == 0 {
-			continue
-		}
-		s.a.stats.observe(at.EndpointID, at.StartedAt, at.Outcome == breaker.Success,
-			time.Duration(at.DurationMs)*time.Millisecond, at.Message)
-		if at.ModelAnswered != "" {
-			s.a.stats.otherModel(at.EndpointID, at.StartedAt, 1)
-		}
-	}
+	s.a.keyFails.Observe(rec)
+	s.a.figures.Observe(rec)
 	row := LogRow(rec)
-	FillUsage(&row, rec, s.a.price)
+	stats.FillUsage(&row, rec, s.a.price)
 	s.a.metrics.observe(rec)
-	s.a.today.add(rec.Time, row.Deltas)
+	s.a.today.Add(rec.Time, row.Deltas)
 	if rec.Capture != nil {
 		row.Capture = captureSource{c: rec.Capture, adminToken: s.a.token}
 	}
@@ -37,7 +25,7 @@ func (s logSink) Log(rec *proxy.Record) {
 		row.Done = w.logged
 	}
 	s.a.logw.Enqueue(row)
-	s.a.health.changed()
+	s.a.health.Changed()
 }
 
 // LogRow is the request log row of a proxy record. Routing and the attempts

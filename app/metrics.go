@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appmetrics "github.com/ccmesh/ccmesh/app/metrics"
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/proxy"
 )
 
@@ -19,7 +20,7 @@ import (
 type metrics struct{ m *appmetrics.Metrics }
 
 func newMetrics(a *App) *metrics {
-	return &metrics{appmetrics.New(metricsSource{a}, Version, requestOK)}
+	return &metrics{appmetrics.New(metricsSource{a}, Version, stats.RequestOK)}
 }
 
 // observe counts one request record (appmetrics.Metrics.Observe).

@@ -157,7 +157,7 @@ func TestStatsCountRequestsNotAttempts(t *testing.T) {
 	if rate := float64(total.Succeeded) / float64(total.Requests); rate != 1 {
 		t.Errorf("success rate %v, want 1", rate)
 	}
-	if n := h.app.today.get(time.Now()).Requests; n != 1 {
+	if n := h.app.today.Get(time.Now()).Requests; n != 1 {
 		t.Errorf("today's requests (the tray's) = %d, want 1", n)
 	}
 }

@@ -44,7 +44,7 @@ func (a *App) TrayView() TrayView { return a.trayView(time.Now()) }
 
 func (a *App) trayView(now time.Time) TrayView {
 	f := desktop.Facts{Lang: a.state.Load().Settings.Language, Listen: a.opts.Listen,
-		Today: a.today.get(now), Recent: a.recent.get(), Now: now}
+		Today: desktop.Today(a.today.Get(now)), Recent: a.recent.get(), Now: now}
 	hs := a.Health()
 	f.Total = len(hs)
 	for _, h := range hs {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/app/desktop"
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -61,43 +62,43 @@ func TestTrayView(t *testing.T) {
 // The status line carries today's requests and cost as requests are
 // logged, with a "+" once a request of today had no price.
 func TestTrayToday(t *testing.T) {
-	var c todayTotals
+	var c stats.Today
 	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.Local)
-	if got := desktop.TodayWords("en", c.get(now)); got != "0 requests, $0.00 today" {
+	if got := desktop.TodayWords("en", desktop.Today(c.Get(now))); got != "0 requests, $0.00 today" {
 		t.Errorf("nothing yet: got %q", got)
 	}
 	// Usage with no price is not $0: said as the UI says it.
-	var unpriced todayTotals
-	unpriced.add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, Unpriced: 1}}})
+	var unpriced stats.Today
+	unpriced.Add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, Unpriced: 1}}})
 	for lang, want := range map[string]string{"en": "1 request, no price today", "zh-CN": "今日 1 次请求，无价格"} {
-		if got := desktop.TodayWords(lang, unpriced.get(now)); got != want {
+		if got := desktop.TodayWords(lang, desktop.Today(unpriced.Get(now))); got != want {
 			t.Errorf("%s, only unpriced requests: got %q, want %q", lang, got, want)
 		}
 	}
-	c.add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, CostUSD: 1.25}}})
-	if got := desktop.TodayWords("en", c.get(now)); got != "1 request, $1.25 today" {
+	c.Add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, CostUSD: 1.25}}})
+	if got := desktop.TodayWords("en", desktop.Today(c.Get(now))); got != "1 request, $1.25 today" {
 		t.Errorf("got %q", got)
 	}
 	// A failover is two attempts, two requests to their endpoints, as the
 	// statistics count them.
-	c.add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, Errors: 1}}, {Counts: store.Counts{Requests: 1, CostUSD: 0.005}}})
-	if got := desktop.TodayWords("en", c.get(now)); got != "3 requests, $1.25 today" {
+	c.Add(now, []store.UsageDelta{{Counts: store.Counts{Requests: 1, Errors: 1}}, {Counts: store.Counts{Requests: 1, CostUSD: 0.005}}})
+	if got := desktop.TodayWords("en", desktop.Today(c.Get(now))); got != "3 requests, $1.25 today" {
 		t.Errorf("got %q", got)
 	}
-	c.add(now.Add(time.Minute), []store.UsageDelta{{Counts: store.Counts{Requests: 1, Unpriced: 1}}})
-	if got := desktop.TodayWords("zh-CN", c.get(now)); got != "今日 4 次请求，$1.25+" {
+	c.Add(now.Add(time.Minute), []store.UsageDelta{{Counts: store.Counts{Requests: 1, Unpriced: 1}}})
+	if got := desktop.TodayWords("zh-CN", desktop.Today(c.Get(now))); got != "今日 4 次请求，$1.25+" {
 		t.Errorf("got %q", got)
 	}
 	// Yesterday's late record does not count; a new day starts at zero.
-	c.add(now.Add(-24*time.Hour), []store.UsageDelta{{Counts: store.Counts{Requests: 1, CostUSD: 9}}})
-	if got := c.get(now); got.Requests != 4 {
+	c.Add(now.Add(-24*time.Hour), []store.UsageDelta{{Counts: store.Counts{Requests: 1, CostUSD: 9}}})
+	if got := c.Get(now); got.Requests != 4 {
 		t.Errorf("a record of yesterday counted: %+v", got)
 	}
-	if got := c.get(now.Add(10 * time.Hour)); got != (today{}) {
+	if got := c.Get(now.Add(10 * time.Hour)); got != (stats.Day{}) {
 		t.Errorf("the next day starts at %+v", got)
 	}
-	c.add(now.Add(10*time.Hour), []store.UsageDelta{{Counts: store.Counts{Requests: 1}}})
-	if got := c.get(now.Add(10 * time.Hour)); got.Requests != 1 {
+	c.Add(now.Add(10*time.Hour), []store.UsageDelta{{Counts: store.Counts{Requests: 1}}})
+	if got := c.Get(now.Add(10 * time.Hour)); got.Requests != 1 {
 		t.Errorf("the next day's first request: %+v", got)
 	}
 }
@@ -110,13 +111,13 @@ func TestTrayTodayLoaded(t *testing.T) {
 	h.mustCreate(`{"name":"up","base_url":"` + up.URL + `","protocol":"anthropic","api_key":"k"}`)
 	h.postMessages(t, "claude-sonnet-4-5")
 	h.postMessages(t, "claude-sonnet-4-5")
-	before := h.app.today.get(time.Now())
+	before := h.app.today.Get(time.Now())
 	// fakeAnthropic answers 5 input and 2 output tokens: 15 + 30 µ$ each.
 	if math.Abs(before.USD-0.00009) > 1e-12 || before.Requests != 2 {
 		t.Fatalf("today %+v, want 2 requests and $0.00009", before)
 	}
 	h = h.restart()
-	if after := h.app.today.get(time.Now()); after.Requests != before.Requests || math.Abs(after.USD-before.USD) > 1e-12 {
+	if after := h.app.today.Get(time.Now()); after.Requests != before.Requests || math.Abs(after.USD-before.USD) > 1e-12 {
 		t.Errorf("after a restart today is %+v, want %+v", after, before)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/probe"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
@@ -200,7 +201,7 @@ func TestLastTestSurvivesRestart(t *testing.T) {
 	}
 }
 
-// Fetch models follows the upstream's pages, stops at maxFetchedModels
+// Fetch models follows the upstream's pages, stops at probe.MaxModels
 // with truncated set, and saves nothing: the user accepts the list with a
 // PUT (docs/BEHAVIOUR.md#health).
 func TestFetchModelsPages(t *testing.T) {
@@ -261,7 +262,7 @@ func TestFetchModelsPages(t *testing.T) {
 			"after_id=m-1999&limit=1000": {ids("m", 2000, 1000), true, "m-2999"},
 			"after_id=m-2999&limit=1000": {ids("m", 3000, 1000), false, "m-3999"},
 		},
-		want: ids("m", 0, maxFetchedModels), truncated: true,
+		want: ids("m", 0, probe.MaxModels), truncated: true,
 		queries: []string{"limit=1000", "after_id=m-0999&limit=1000", "after_id=m-1999&limit=1000"},
 	}}
 	for _, tc := range cases {

@@ -2,7 +2,7 @@
 // used: four endpoints and, by default, 50 000 request log rows spread
 // evenly over the last 30 days, written through store.LogWriter the way
 // ccmesh logs requests (rows made by app.LogRow from proxy records, with
-// the sums and statistics app.FillUsage derives at a flat made-up price,
+// the sums and statistics stats.FillUsage derives at a flat made-up price,
 // so the statistics buckets fill too). bench/extra.sh times start-up, idle
 // cost and the admin API on it. It prints one JSON line for bench/report.
 //
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/app"
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
@@ -207,7 +208,7 @@ func row(rng *rand.Rand, eps []*endpoint, n int, at time.Time) store.RequestLog 
 		rec.TokensIn, rec.TokensOut = u.PromptTotal(), u.Output
 	}
 	r := app.LogRow(rec)
-	app.FillUsage(&r, rec, flatPrice)
+	stats.FillUsage(&r, rec, flatPrice)
 	return r
 }
 

@@ -1,4 +1,4 @@
-package app
+package stats
 
 import (
 	"reflect"
@@ -127,7 +127,7 @@ func TestFillUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := tt.rec
-			row := LogRow(&rec)
+			var row store.RequestLog
 			FillUsage(&row, &rec, testPrice)
 			if row.Usage == nil || *row.Usage != tt.wantUsage {
 				t.Errorf("usage = %+v, want %+v", row.Usage, tt.wantUsage)
