@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/app/health"
+	"github.com/ccmesh/ccmesh/app/persist"
 	"github.com/ccmesh/ccmesh/app/probe"
 	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/app/update"
@@ -82,10 +83,10 @@ type App struct {
 	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
 	pause   pauseState // paused, and a timed pause's timer (pause.go)
 
-	persist *breakerPersister
-	learn   *learnPersister // what the proxy learns endpoints refuse (drops.go)
-	bal     *balance.Book   // balance readings and their schedule (app/balance)
-	upd     *update.Checker // the opt-in update check (app/update)
+	persist breakerPersister // breaker transitions, saved off the request path (app/persist)
+	learn   *persist.Drops   // what the proxy learns endpoints refuse (app/persist)
+	bal     *balance.Book    // balance readings and their schedule (app/balance)
+	upd     *update.Checker  // the opt-in update check (app/update)
 	health  *health.Publisher
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
@@ -142,10 +143,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		a.upstream = proxy.NewTransport()
 	}
 	// Before the breakers: restoring them at start already reports transitions.
-	a.persist = newBreakerPersister(db, a.log, a)
+	a.persist = breakerPersister{persist.NewBreakers(db, a.log, breakerSource{a})}
 	a.tests = probe.NewResults(db, a.log)
 	a.health = health.NewPublisher(healthHost{a})
-	a.learn = newLearnPersister(a)
+	a.learn = persist.NewDrops(dropsHost{a}, db, a.log)
 	a.bal = newBalances(a, a.upstream)
 	a.metrics = newMetrics(a)
 	a.upd = newUpdater(a, a.upstream)
@@ -171,7 +172,7 @@ func (a *App) start(ctx context.Context) error {
 		return fmt.Errorf("load breaker states: %w", err)
 	}
 	for _, r := range rows {
-		snap, err := snapshotFrom(r)
+		snap, err := persist.SnapshotFrom(r)
 		if err != nil {
 			a.log.Warn().Err(err).Int64("endpoint", r.EndpointID).Msg("skipping unreadable breaker state")
 			continue
@@ -203,7 +204,7 @@ func (a *App) start(ctx context.Context) error {
 		Sink:        logSink{a},
 		Logger:      a.log.With().Str("component", "proxy").Logger(),
 		Transport:   a.opts.Transport,
-		OnLearn:     a.learn.queue,
+		OnLearn:     a.learn.Queue,
 	})
 	if err := a.reload(ctx); err != nil {
 		return err
@@ -211,8 +212,8 @@ func (a *App) start(ctx context.Context) error {
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
 	a.loops.Add(6)
-	go func() { defer a.loops.Done(); a.persist.run(loopCtx) }()
-	go func() { defer a.loops.Done(); a.learn.run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.persist.Run(loopCtx) }()
+	go func() { defer a.loops.Done(); a.learn.Run(loopCtx) }()
 	// Off the start-up path, as the request log's other reads are.
 	go func() { defer a.loops.Done(); a.loadOtherModels(loopCtx, time.Now()) }()
 	go func() { defer a.loops.Done(); a.bal.Run(loopCtx) }()
@@ -234,7 +235,7 @@ func (a *App) Close(ctx context.Context) error {
 		a.stopPause()
 		a.loops.Wait()
 		a.health.Close()
-		err = errors.Join(a.logw.Close(ctx), a.persist.flush(ctx), a.db.Close())
+		err = errors.Join(a.logw.Close(ctx), a.persist.Flush(ctx), a.db.Close())
 	})
 	return err
 }
@@ -302,7 +303,7 @@ func (a *App) captureTotal() int64 {
 // onTransition runs on whatever goroutine reported the outcome, often a
 // request's: neither the write nor the notification may happen on it.
 func (a *App) onTransition(t breaker.Transition) {
-	a.persist.queue(t)
+	a.persist.Queue(t)
 	a.noteTransition(t)
 	a.notifyTransition(t)
 	a.noteQuotaError(t)

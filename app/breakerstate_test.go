@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ccmesh/ccmesh/app/persist"
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
@@ -82,18 +83,18 @@ func TestBreakerPersisterRetriesAndSkipsDeleted(t *testing.T) {
 	h := newHarness(t)
 	e := h.mustCreate(`{"name":"a","base_url":"https://a.example","protocol":"anthropic"}`)
 	// A persister of its own, so the App's loop does not flush under the test.
-	p := newBreakerPersister(h.app.db, zerolog.Nop(), h.app)
-	p.queue(breaker.Transition{ID: e.ID, From: breaker.Closed, To: breaker.Open,
+	p := persist.NewBreakers(h.app.db, zerolog.Nop(), breakerSource{h.app})
+	p.Queue(breaker.Transition{ID: e.ID, From: breaker.Closed, To: breaker.Open,
 		Reason: breaker.Manual, Cause: breaker.CauseForceOpen, At: time.Now()})
-	p.queue(breaker.Transition{ID: 999, From: breaker.Closed, To: breaker.Open,
+	p.Queue(breaker.Transition{ID: 999, From: breaker.Closed, To: breaker.Open,
 		Reason: breaker.Manual, Cause: breaker.CauseForceOpen, At: time.Now()})
 
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := p.flush(cancelled); err == nil {
+	if err := p.Flush(cancelled); err == nil {
 		t.Fatal("flush with a cancelled context: no error")
 	}
-	if err := p.flush(t.Context()); err != nil {
+	if err := p.Flush(t.Context()); err != nil {
 		t.Fatalf("second flush: %v", err)
 	}
 
@@ -111,7 +112,7 @@ func TestBreakerPersisterRetriesAndSkipsDeleted(t *testing.T) {
 	if len(states) != 1 || states[0].EndpointID != e.ID || states[0].State != "closed" {
 		t.Errorf("state rows = %+v, want endpoint a's current state, closed", states)
 	}
-	if err := p.flush(t.Context()); err != nil {
+	if err := p.Flush(t.Context()); err != nil {
 		t.Errorf("flush of an empty queue: %v", err)
 	}
 	if evs, _ := h.app.db.ListBreakerEvents(t.Context(), 0, 0); len(evs) != 1 {
@@ -125,21 +126,21 @@ func TestBreakerFlushAuditsOnce(t *testing.T) {
 	h := newHarness(t)
 	e := h.mustCreate(`{"name":"a","base_url":"https://a.example","protocol":"anthropic"}`)
 	// A persister of its own, so the App's loop does not flush under the test.
-	p := newBreakerPersister(h.app.db, zerolog.Nop(), h.app)
-	p.queue(breaker.Transition{ID: e.ID, From: breaker.Closed, To: breaker.Open,
+	p := persist.NewBreakers(h.app.db, zerolog.Nop(), breakerSource{h.app})
+	p.Queue(breaker.Transition{ID: e.ID, From: breaker.Closed, To: breaker.Open,
 		Reason: breaker.Manual, Cause: breaker.CauseForceOpen, At: time.Now()})
-	p.queue(breaker.Transition{ID: e.ID, From: breaker.Open, To: breaker.Closed,
+	p.Queue(breaker.Transition{ID: e.ID, From: breaker.Open, To: breaker.Closed,
 		Cause: breaker.CauseForceClose, At: time.Now()})
 
 	restore := failWrites(t, h, "breaker_state")
-	if err := p.flush(t.Context()); err == nil {
+	if err := p.Flush(t.Context()); err == nil {
 		t.Fatal("flush with failing state writes: no error")
 	}
 	restore()
-	if err := p.flush(t.Context()); err != nil {
+	if err := p.Flush(t.Context()); err != nil {
 		t.Fatalf("flush after the failure: %v", err)
 	}
-	if err := p.flush(t.Context()); err != nil {
+	if err := p.Flush(t.Context()); err != nil {
 		t.Fatalf("flush of an empty queue: %v", err)
 	}
 	evs, err := h.app.db.ListBreakerEvents(t.Context(), e.ID, 0)

@@ -2,16 +2,11 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"sync"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/ccmesh/ccmesh/internal/logcode"
+	"github.com/ccmesh/ccmesh/app/persist"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -23,13 +18,13 @@ import (
 
 // Bounds of an endpoint's drops.
 const (
-	maxDrops     = 100
-	maxDropError = 512
+	maxDrops     = persist.MaxDrops
+	maxDropError = persist.MaxDropError
 )
 
 // Drop sources.
 const (
-	dropLearned = "learned"
+	dropLearned = persist.DropLearned
 	dropManual  = "manual"
 )
 
@@ -115,71 +110,10 @@ func (a *App) handleDroppable(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// learnPersister saves what the proxy learns off the request path: the
-// proxy tells it on a request's goroutine, its loop writes and reloads.
-type learnPersister struct {
-	a   *App
-	log zerolog.Logger
+// dropsHost is the app as persist.Drops, which saves what the proxy
+// learns, needs it (persist.Host).
+type dropsHost struct{ a *App }
 
-	mu      sync.Mutex
-	pending map[int64][]store.EndpointDrop
-	sig     chan struct{}
-}
-
-func newLearnPersister(a *App) *learnPersister {
-	return &learnPersister{a: a, log: a.log, pending: map[int64][]store.EndpointDrop{}, sig: make(chan struct{}, 1)}
-}
-
-// maxPendingDrops bounds what waits for the database per endpoint.
-const maxPendingDrops = maxDrops
-
-// queue takes note of one learned part; it never blocks.
-func (p *learnPersister) queue(id int64, l proxy.Learned) {
-	msg := l.Error
-	if len(msg) > maxDropError {
-		msg = msg[:maxDropError]
-	}
-	p.mu.Lock()
-	if ds := p.pending[id]; len(ds) < maxPendingDrops && !slices.ContainsFunc(ds, func(d store.EndpointDrop) bool { return d.Drop == string(l.Drop) }) {
-		p.pending[id] = append(ds, store.EndpointDrop{Drop: string(l.Drop), At: l.At.UTC().Truncate(time.Millisecond), Error: msg, Source: dropLearned})
-	}
-	p.mu.Unlock()
-	select {
-	case p.sig <- struct{}{}:
-	default:
-	}
-}
-
-func (p *learnPersister) run(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			p.flush(context.Background())
-			return
-		case <-p.sig:
-			p.flush(ctx)
-		}
-	}
-}
-
-// flush writes what is pending and publishes the endpoints once.
-func (p *learnPersister) flush(ctx context.Context) {
-	p.mu.Lock()
-	pending := p.pending
-	p.pending = map[int64][]store.EndpointDrop{}
-	p.mu.Unlock()
-	if len(pending) == 0 {
-		return
-	}
-	err := p.a.mutate(ctx, func(ctx context.Context) error {
-		for id, ds := range pending {
-			if _, err := p.a.db.AddEndpointDrops(ctx, id, ds); err != nil && !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		p.log.Error().Err(err).Str(logcode.Field, logcode.DropsNotSaved).Msg("saving what an endpoint refuses failed; it is kept in memory until restart")
-	}
+func (h dropsHost) Mutate(ctx context.Context, write func(ctx context.Context) error) error {
+	return h.a.mutate(ctx, write)
 }
