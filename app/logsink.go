@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/ccmesh/ccmesh/app/capture"
 	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -19,10 +20,10 @@ func (s logSink) Log(rec *proxy.Record) {
 	s.a.metrics.observe(rec)
 	s.a.today.Add(rec.Time, row.Deltas)
 	if rec.Capture != nil {
-		row.Capture = captureSource{c: rec.Capture, adminToken: s.a.token}
+		row.Capture = capture.Source{Proxy: rec.Capture, AdminToken: s.a.token}
 	}
-	if w, ok := rec.Tag.(*resendWait); ok {
-		row.Done = w.logged
+	if w, ok := rec.Tag.(*capture.Wait); ok {
+		row.Done = w.Logged
 	}
 	s.a.logw.Enqueue(row)
 	s.a.health.Changed()

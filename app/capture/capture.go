@@ -1,8 +1,12 @@
 // Package capture is what the app does with a captured request
 // (docs/BEHAVIOUR.md#capture-and-resend) that needs none of it: the
-// headers and body shown, the headers and body sent again, the writer a
-// resend answers into, and the curl command. The app's capture.go loads
-// the capture, checks it and serves the routes.
+// proxy's capture handed to the log writer with its secrets masked
+// (Source), the capture loaded and checked for showing or sending (Load),
+// the headers and body shown, the headers and body sent again, the resend
+// itself through the proxy and its wait for the new row (Resend, Wait),
+// and the curl command. It reads the store through the port Store; a
+// capture it cannot show or send is an Error with its status and code.
+// The app's capture.go serves the routes.
 package capture
 
 import (
