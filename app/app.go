@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/app/health"
+	"github.com/ccmesh/ccmesh/app/pause"
 	"github.com/ccmesh/ccmesh/app/persist"
 	"github.com/ccmesh/ccmesh/app/probe"
 	"github.com/ccmesh/ccmesh/app/stats"
@@ -80,8 +81,8 @@ type App struct {
 	today   stats.Today   // today's requests and cost, for the tray
 	recent  recentChanges // the latest breaker changes, for the tray
 	state   atomic.Pointer[State]
-	writeMu sync.Mutex // serialises store writes with the snapshot that follows them
-	pause   pauseState // paused, and a timed pause's timer (pause.go)
+	writeMu sync.Mutex   // serialises store writes with the snapshot that follows them
+	pause   *pause.State // paused, and a timed pause's timer (app/pause)
 
 	persist breakerPersister // breaker transitions, saved off the request path (app/persist)
 	learn   *persist.Drops   // what the proxy learns endpoints refuse (app/persist)
@@ -146,6 +147,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.persist = breakerPersister{persist.NewBreakers(db, a.log, breakerSource{a})}
 	a.tests = probe.NewResults(db, a.log)
 	a.health = health.NewPublisher(healthHost{a})
+	a.pause = pause.New(pauseHost{a})
 	a.learn = persist.NewDrops(dropsHost{a}, db, a.log)
 	a.bal = newBalances(a, a.upstream)
 	a.metrics = newMetrics(a)
@@ -232,7 +234,7 @@ func (a *App) Close(ctx context.Context) error {
 	var err error
 	a.closeOne.Do(func() {
 		a.stop()
-		a.stopPause()
+		a.pause.Stop()
 		a.loops.Wait()
 		a.health.Close()
 		err = errors.Join(a.logw.Close(ctx), a.persist.Flush(ctx), a.db.Close())

@@ -43,17 +43,17 @@ func VersionLine() string {
 
 // Info describes the running instance.
 func (a *App) Info() Info {
-	p := a.pause.load()
+	p := a.pause.Now()
 	var until *time.Time
-	if !p.until.IsZero() {
-		until = &p.until
+	if !p.Until.IsZero() {
+		until = &p.Until
 	}
 	return Info{
 		Version:     Version,
 		Listen:      a.opts.Listen,
 		ProxyURL:    a.ProxyURL(),
 		DataDir:     a.opts.DataDir,
-		Paused:      p.on,
+		Paused:      p.On,
 		PausedUntil: until,
 		Headless:    a.opts.Headless,
 

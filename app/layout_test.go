@@ -22,6 +22,7 @@ var concernPackages = []string{
 	"events",
 	"health",
 	"metrics",
+	"pause",
 	"persist",
 	"platform",
 	"pricing",

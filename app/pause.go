@@ -2,106 +2,35 @@ package app
 
 import (
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
-// pauseState is whether the proxy is paused and, for a timed pause, when
-// it resumes by itself (docs/BEHAVIOUR.md#pause). A timed pause is one
-// time.AfterFunc: nothing runs while it waits, and a later change (Resume,
-// another pause) stops it.
-type pauseState struct {
-	mu    sync.Mutex // serialises changes, so their "info" events go out in order
-	timer *time.Timer
-	gen   uint64 // which change armed the timer: a timer that fired late does nothing
+// The pause (docs/BEHAVIOUR.md#pause) is app/pause's: whether the proxy
+// is paused and a timed pause's timer. The app pauses its proxy and
+// announces the change as "info" (pauseHost), and serves the routes.
 
-	now atomic.Pointer[pauseNow] // read without mu (Info, the tray)
-}
+// pauseHost is the app as the pause tells it of changes (pause.Host).
+type pauseHost struct{ a *App }
 
-type pauseNow struct {
-	on    bool
-	until time.Time // zero: until resumed
-}
+func (h pauseHost) Apply(on bool) { h.a.proxy.SetPaused(on) }
 
-func (p *pauseState) load() pauseNow {
-	if n := p.now.Load(); n != nil {
-		return *n
-	}
-	return pauseNow{}
-}
+func (h pauseHost) Changed() { h.a.events.Publish("info", h.a.Info()) }
 
 // SetPaused pauses the proxy until resumed, or resumes it: while paused,
 // /v1/ requests are answered 503 and never reach an upstream. Either way a
 // timed pause's timer is cancelled.
-func (a *App) SetPaused(p bool) { a.setPause(p, 0) }
+func (a *App) SetPaused(p bool) { a.pause.Set(p, 0) }
 
 // PauseFor pauses the proxy for d, then resumes it by itself; d ≤ 0 pauses
 // until resumed.
-func (a *App) PauseFor(d time.Duration) { a.setPause(true, d) }
+func (a *App) PauseFor(d time.Duration) { a.pause.Set(true, d) }
 
 // Paused reports whether the proxy is paused.
-func (a *App) Paused() bool { return a.pause.load().on }
+func (a *App) Paused() bool { return a.pause.Now().On }
 
 // PausedUntil is when a timed pause ends; zero when not paused or paused
 // until resumed.
-func (a *App) PausedUntil() time.Time { return a.pause.load().until }
-
-func (a *App) setPause(on bool, d time.Duration) {
-	p := &a.pause
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.disarm()
-	next := pauseNow{on: on}
-	if on && d > 0 {
-		next.until = time.Now().Add(d)
-		gen := p.gen
-		p.timer = time.AfterFunc(d, func() { a.pauseEnded(gen) })
-	}
-	a.applyPause(next)
-}
-
-// pauseEnded is a timed pause's timer: it resumes unless another change
-// came after the one that armed it.
-func (a *App) pauseEnded(gen uint64) {
-	p := &a.pause
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.gen != gen {
-		return
-	}
-	p.timer = nil
-	a.applyPause(pauseNow{})
-}
-
-// applyPause makes next the pause state and announces a change (the UI's
-// header and the tray both follow "info"). Callers hold pause.mu.
-func (a *App) applyPause(next pauseNow) {
-	prev := a.pause.load()
-	a.proxy.SetPaused(next.on)
-	a.pause.now.Store(&next)
-	if prev.on != next.on || !prev.until.Equal(next.until) {
-		a.events.Publish("info", a.Info())
-	}
-}
-
-// stopPause cancels a timed pause's timer (at Close); the state stays.
-func (a *App) stopPause() {
-	p := &a.pause
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.disarm()
-}
-
-// disarm stops a timed pause's timer; if it fired already and waits for
-// mu, the new gen makes it do nothing. Callers hold mu.
-func (p *pauseState) disarm() {
-	if p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
-	}
-	p.gen++
-}
+func (a *App) PausedUntil() time.Time { return a.pause.Now().Until }
 
 // pauseInput is POST /api/pause's body.
 type pauseInput struct {

@@ -47,10 +47,7 @@ func TestPauseAPI(t *testing.T) {
 	if got.Paused || got.PausedUntil != nil {
 		t.Errorf("resume answered %+v", got)
 	}
-	h.app.pause.mu.Lock()
-	timer := h.app.pause.timer
-	h.app.pause.mu.Unlock()
-	if timer != nil {
+	if h.app.pause.Armed() {
 		t.Error("the timed pause's timer is still armed after Resume")
 	}
 	if st := proxyStatus(); st != http.StatusOK {

@@ -55,8 +55,8 @@ func (a *App) trayView(now time.Time) TrayView {
 			f.Healthy++
 		}
 	}
-	pause := a.pause.load()
-	f.Paused, f.PausedUntil = pause.on, pause.until
+	pause := a.pause.Now()
+	f.Paused, f.PausedUntil = pause.On, pause.Until
 	if low, ok := a.bal.Lowest(); ok {
 		f.Lowest = &desktop.Lowest{Amount: balance.Words(*low.Reading), Endpoint: low.Endpoint}
 	}
