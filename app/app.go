@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ccmesh/ccmesh/app/balance"
+	"github.com/ccmesh/ccmesh/app/desktop"
 	"github.com/ccmesh/ccmesh/app/health"
 	"github.com/ccmesh/ccmesh/app/pause"
 	"github.com/ccmesh/ccmesh/app/persist"
@@ -78,8 +79,8 @@ type App struct {
 	upstream    http.RoundTripper // the admin side's upstream calls (Test, Fetch models)
 	token       string
 
-	today   stats.Today   // today's requests and cost, for the tray
-	recent  recentChanges // the latest breaker changes, for the tray
+	today   stats.Today    // today's requests and cost, for the tray
+	recent  desktop.Recent // the latest breaker changes, for the tray
 	state   atomic.Pointer[State]
 	writeMu sync.Mutex   // serialises store writes with the snapshot that follows them
 	pause   *pause.State // paused, and a timed pause's timer (app/pause)
@@ -197,7 +198,7 @@ func (a *App) start(ctx context.Context) error {
 	if err := a.today.Load(ctx, a.db, time.Now()); err != nil {
 		return fmt.Errorf("load today's cost: %w", err)
 	}
-	if err := a.recent.load(ctx, a.db); err != nil {
+	if err := a.recent.Load(ctx, a.db); err != nil {
 		return fmt.Errorf("load the latest breaker changes: %w", err)
 	}
 	a.proxy = proxy.New(proxy.Options{

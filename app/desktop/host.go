@@ -1,8 +1,10 @@
 // Package desktop is ccmesh's desktop shell: the Wails window, the tray,
 // desktop notifications (files with the build tag desktop; stub.go is the
-// plain build's twin) and the tray's look (view.go, untagged, so it is
-// tested in every build). It knows nothing of the app: what it needs of it
-// is Host, and the app gathers the tray's facts for View.
+// plain build's twin), the tray's look (view.go) and the latest breaker
+// changes the tray shows (recent.go, read from the audit trail through
+// AuditTrail) — those two untagged, so they are tested in every build. It
+// knows nothing of the app: what it needs of it is Host, and the app
+// gathers the tray's facts for View.
 package desktop
 
 import (
