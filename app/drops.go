@@ -12,9 +12,10 @@ import (
 )
 
 // An endpoint's drops are the parts of a request it refuses and gets
-// without (docs/BEHAVIOUR.md#refused-fields): the proxy learns them, the
-// app keeps them with the endpoint, where the user sees, edits and
-// removes them, and export, import and sync carry them.
+// without (docs/BEHAVIOUR.md#refused-fields): the proxy learns them,
+// app/persist saves them off the request path (persist.Drops), the app
+// keeps them with the endpoint, where the user sees, edits and removes
+// them, and export, import and sync carry them.
 
 // Bounds of an endpoint's drops.
 const (
