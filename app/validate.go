@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ccmesh/ccmesh/app/apierr"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -28,7 +28,7 @@ const (
 	codeInvalidAuth     = "invalid_auth"
 	codeInvalidMismatch = "invalid_on_model_mismatch"
 	codeInvalidProxyURL = "invalid_proxy_url"
-	codeInvalidSetting  = "invalid_setting"
+	codeInvalidSetting  = apierr.CodeInvalidSetting
 	codeOutOfRange      = "out_of_range"
 )
 
@@ -128,14 +128,14 @@ func checkRanges(code, prefix string, v any) *apiError {
 	return nil
 }
 
-// rejected is a 422 reply for a bad field value.
+// rejected is a 422 reply for a bad field value (apierr.Rejected).
 func rejected(code, field, format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusUnprocessableEntity, Code: code, Field: field,
-		Message: fmt.Sprintf(format, args...)}
+	return (*apiError)(apierr.Rejected(code, field, format, args...))
 }
 
+// invalid is a 422 reply for a bad setting (apierr.Invalid).
 func invalid(field, format string, args ...any) *apiError {
-	return rejected(codeInvalidSetting, field, format, args...)
+	return (*apiError)(apierr.Invalid(field, format, args...))
 }
 
 // words lists vs for a message: "a, b, c", or "a, b or c" with last " or ".
