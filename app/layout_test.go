@@ -19,6 +19,7 @@ var concernPackages = []string{
 	"balance",
 	"capture",
 	"clients",
+	"config",
 	"desktop",
 	"events",
 	"health",
