@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -83,16 +82,7 @@ func readBackup(ctx context.Context, body []byte, passphrase string) (*backupFil
 // unless it is an age file, which must open with passphrase; what it
 // refuses is the admin API's 422.
 func openFile(ctx context.Context, body []byte, passphrase string) (plain []byte, encrypted bool, err error) {
-	plain, encrypted, err = backup.Open(ctx, body, passphrase, maxAdminBody)
-	return plain, encrypted, backupErr(err)
-}
-
-// backupErr is a refusal of app/backup as the admin API's error.
-func backupErr(err error) error {
-	if e, ok := errors.AsType[*backup.Error](err); ok {
-		return &apiError{Status: e.Status, Code: e.Code, Field: e.Field, Message: e.Message}
-	}
-	return err
+	return backup.Open(ctx, body, passphrase, maxAdminBody)
 }
 
 // parseBackup decodes a plain export file, refusing one from a newer
