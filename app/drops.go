@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -21,58 +21,11 @@ import (
 // app keeps them with the endpoint, where the user sees, edits and
 // removes them, and export, import and sync carry them.
 
-// Bounds of an endpoint's drops.
-const (
-	maxDrops     = 100
-	maxDropError = 512
-)
-
-// Drop sources.
-const (
-	dropLearned = "learned"
-	dropManual  = "manual"
-)
-
-// validDrops checks and completes the drops an input sets: each a part
-// ccmesh may leave out, once; a source of learned or manual (manual when
-// left out); a time (now when left out); an error of at most 512 bytes.
-func validDrops(ds []store.EndpointDrop, now time.Time) *apiError {
-	if len(ds) > maxDrops {
-		return invalid("drops", "an endpoint keeps at most %d drops, got %d", maxDrops, len(ds))
-	}
-	seen := make(map[string]int, len(ds))
-	for i := range ds {
-		d := &ds[i]
-		field := fmt.Sprintf("drops[%d]", i)
-		if _, ok := proxy.Drop(d.Drop).Why(); !ok {
-			return invalid(field+".drop", "%q is not a part ccmesh may leave out: name one of GET /api/droppable's parts, or beta:<value> for an anthropic-beta value", d.Drop)
-		}
-		if j, dup := seen[d.Drop]; dup {
-			return invalid(field+".drop", "%q is given twice (drops %d and %d)", d.Drop, j, i)
-		}
-		seen[d.Drop] = i
-		switch d.Source {
-		case "":
-			d.Source = dropManual
-		case dropLearned, dropManual:
-		default:
-			return invalid(field+".source", "source %q is not learned or manual", d.Source)
-		}
-		if d.At.IsZero() {
-			d.At = now.UTC().Truncate(time.Millisecond)
-		}
-		if len(d.Error) > maxDropError {
-			return invalid(field+".error", "the error is %d bytes, more than %d", len(d.Error), maxDropError)
-		}
-	}
-	return nil
-}
-
 // manualDrops are the drops of ds the user entered.
 func manualDrops(ds []store.EndpointDrop) []store.EndpointDrop {
 	out := []store.EndpointDrop{}
 	for _, d := range ds {
-		if d.Source == dropManual {
+		if d.Source == config.DropManual {
 			out = append(out, d)
 		}
 	}
@@ -131,17 +84,17 @@ func newLearnPersister(a *App) *learnPersister {
 }
 
 // maxPendingDrops bounds what waits for the database per endpoint.
-const maxPendingDrops = maxDrops
+const maxPendingDrops = config.MaxDrops
 
 // queue takes note of one learned part; it never blocks.
 func (p *learnPersister) queue(id int64, l proxy.Learned) {
 	msg := l.Error
-	if len(msg) > maxDropError {
-		msg = msg[:maxDropError]
+	if len(msg) > config.MaxDropError {
+		msg = msg[:config.MaxDropError]
 	}
 	p.mu.Lock()
 	if ds := p.pending[id]; len(ds) < maxPendingDrops && !slices.ContainsFunc(ds, func(d store.EndpointDrop) bool { return d.Drop == string(l.Drop) }) {
-		p.pending[id] = append(ds, store.EndpointDrop{Drop: string(l.Drop), At: l.At.UTC().Truncate(time.Millisecond), Error: msg, Source: dropLearned})
+		p.pending[id] = append(ds, store.EndpointDrop{Drop: string(l.Drop), At: l.At.UTC().Truncate(time.Millisecond), Error: msg, Source: config.DropLearned})
 	}
 	p.mu.Unlock()
 	select {

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ccmesh/ccmesh/app/config"
 )
 
 // pauseState is whether the proxy is paused and, for a timed pause, when
@@ -122,7 +124,7 @@ func (a *App) pauseHandler(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if err := checkRanges(codeOutOfRange, "", in); err != nil {
+	if err := config.CheckRanges(config.CodeOutOfRange, "", in); err != nil {
 		return err
 	}
 	a.PauseFor(time.Duration(in.Minutes) * time.Minute)
