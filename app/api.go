@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/apierr"
 	"github.com/ccmesh/ccmesh/app/clients"
-	"github.com/ccmesh/ccmesh/app/strictjson"
 	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -109,17 +109,28 @@ func (a *App) mutate(ctx context.Context, write func(ctx context.Context) error)
 }
 
 // apiError is the admin API's error body: {"error":{"code","message","field"}}.
-type apiError struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field,omitempty"`
-}
+// Its fields are apierr.Error's; it is declared here, under the name the
+// API's generated types give it (frontend/src/api/types.gen.ts). The
+// app's own errors are made as one; a concern package's *apierr.Error is
+// answered the same (apiErrorOf).
+type apiError apierr.Error
 
 func (e *apiError) Error() string { return e.Message }
 
+// apiErrorOf finds the admin API error in err's chain: the app's own, or
+// a concern package's apierr.Error.
+func apiErrorOf(err error) (*apiError, bool) {
+	if ae, ok := errors.AsType[*apiError](err); ok {
+		return ae, true
+	}
+	if pe, ok := errors.AsType[*apierr.Error](err); ok {
+		return (*apiError)(pe), true
+	}
+	return nil, false
+}
+
 func errBadRequest(code, field, format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+	return (*apiError)(apierr.BadRequest(code, field, format, args...))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -131,14 +142,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v) // the client may be gone; nothing to do about it
 }
 
-// writeErr answers with err mapped to a status: *apiError as given, store
-// validation errors as 422 (409 for a duplicate), ErrNotFound as 404, and
-// anything else as 500 with the detail logged rather than shown.
+// writeErr answers with err mapped to a status: an admin API error
+// (apiErrorOf) as given, store validation errors as 422 (409 for a
+// duplicate), ErrNotFound as 404, and anything else as 500 with the
+// detail logged rather than shown.
 func (a *App) writeErr(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apiError
+	ae, isAPI := apiErrorOf(err)
 	var ve *store.ValidationError
 	switch {
-	case errors.As(err, &ae):
+	case isAPI:
 	case errors.As(err, &ve):
 		status := http.StatusUnprocessableEntity
 		if ve.IsConflict() {
@@ -214,13 +226,8 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // decodeBody decodes one JSON value into v, with errors a user can act on
-// (a 400 with the field named): the rules are the package app/strictjson's.
-func decodeBody(body []byte, v any) error {
-	if err := strictjson.Decode(body, v); err != nil {
-		return &apiError{Status: http.StatusBadRequest, Code: err.Code, Field: err.Field, Message: err.Message}
-	}
-	return nil
-}
+// (a 400 with the field named): apierr.Decode.
+func decodeBody(body []byte, v any) error { return apierr.Decode(body, v) }
 
 func pathID(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)

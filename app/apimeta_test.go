@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/internal/tsgen"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -25,7 +26,7 @@ var rangedInputs = map[string]reflect.Type{
 // frontendMetadata declares what the UI's forms offer and check, from
 // the Go lists and range tags rather than copies of them: the closed sets
 // in the order the UI offers them, the numeric breaker parameters in
-// field order, and each input's ranges (what checkRanges enforces).
+// field order, and each input's ranges (what config.CheckRanges enforces).
 func frontendMetadata(g *tsgen.Generator) error {
 	g.Const("Protocols", stringsOf(proxy.Protocols))
 	g.Const("AuthModes", stringsOf(proxy.AuthModes))
@@ -43,17 +44,17 @@ func frontendMetadata(g *tsgen.Generator) error {
 	for name, t := range rangedInputs {
 		ranges := map[string][2]float64{}
 		for f := range t.Fields() {
-			r, ok, err := rangeOf(f)
+			r, ok, err := config.RangeOf(f)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				continue
 			}
-			if isFloat(f.Type) {
-				ranges[jsonName(f)] = [2]float64{r.fmin, r.fmax}
+			if config.IsFloat(f.Type) {
+				ranges[jsonName(f)] = [2]float64{r.FMin, r.FMax}
 			} else {
-				ranges[jsonName(f)] = [2]float64{float64(r.min), float64(r.max)}
+				ranges[jsonName(f)] = [2]float64{float64(r.Min), float64(r.Max)}
 			}
 		}
 		g.Const(name, ranges)
@@ -105,10 +106,10 @@ func TestFrontendMetadata(t *testing.T) {
 	for name, typ := range rangedInputs {
 		block := "export const " + name + " = {\n"
 		for f := range typ.Fields() {
-			if r, ok, _ := rangeOf(f); ok {
-				lo, hi := fmt.Sprint(r.min), fmt.Sprint(r.max)
-				if isFloat(f.Type) {
-					lo, hi = fmt.Sprint(r.fmin), fmt.Sprint(r.fmax)
+			if r, ok, _ := config.RangeOf(f); ok {
+				lo, hi := fmt.Sprint(r.Min), fmt.Sprint(r.Max)
+				if config.IsFloat(f.Type) {
+					lo, hi = fmt.Sprint(r.FMin), fmt.Sprint(r.FMax)
 				}
 				want = append(want, block+"[^}]*\n  "+jsonName(f)+": ["+lo+", "+hi+"],\n")
 			}

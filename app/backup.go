@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccmesh/ccmesh/app/backup"
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -82,16 +82,7 @@ func readBackup(ctx context.Context, body []byte, passphrase string) (*backupFil
 // unless it is an age file, which must open with passphrase; what it
 // refuses is the admin API's 422.
 func openFile(ctx context.Context, body []byte, passphrase string) (plain []byte, encrypted bool, err error) {
-	plain, encrypted, err = backup.Open(ctx, body, passphrase, maxAdminBody)
-	return plain, encrypted, backupErr(err)
-}
-
-// backupErr is a refusal of app/backup as the admin API's error.
-func backupErr(err error) error {
-	if e, ok := errors.AsType[*backup.Error](err); ok {
-		return &apiError{Status: e.Status, Code: e.Code, Field: e.Field, Message: e.Message}
-	}
-	return err
+	return backup.Open(ctx, body, passphrase, maxAdminBody)
 }
 
 // parseBackup decodes a plain export file, refusing one from a newer
@@ -188,7 +179,7 @@ func (a *App) planImport(st *State, f *backupFile, moveKeys bool) (*importPlan, 
 	// Validated on a copy: validate fills in defaults, and a preview's file
 	// may be applied to another state later.
 	eps := slices.Clone(f.doc.Endpoints)
-	if err := validateImport(eps, st.Endpoints); err != nil {
+	if err := config.ValidateImport(eps, st.Endpoints); err != nil {
 		return nil, err
 	}
 	p := &importPlan{patches: make([]store.EndpointPatch, len(eps))}
@@ -198,7 +189,7 @@ func (a *App) planImport(st *State, f *backupFile, moveKeys bool) (*importPlan, 
 				"endpoint %d: name is required: an import matches endpoints by name", i+1)
 		}
 		var err error
-		if p.patches[i], err = in.patch(); err != nil {
+		if p.patches[i], err = in.Patch(); err != nil {
 			return nil, err
 		}
 	}
@@ -221,7 +212,7 @@ func (a *App) planImport(st *State, f *backupFile, moveKeys bool) (*importPlan, 
 		if err := validateSettings(s, a.opts.Listen); err != nil {
 			return nil, err
 		}
-		if _, err := validateRules(s.Rules, importTargets(st.Endpoints, p.patches)); err != nil {
+		if _, err := validateRules(s.Rules, config.ImportTargets(st.Endpoints, p.patches)); err != nil {
 			return nil, err
 		}
 		p.settings = &s
@@ -230,23 +221,6 @@ func (a *App) planImport(st *State, f *backupFile, moveKeys bool) (*importPlan, 
 	p.report.Schema, p.report.ExportedAt, p.report.Encrypted, p.report.Keys = f.doc.Version, f.doc.ExportedAt, f.encrypted, f.keys
 	p.report.KeyMoves, p.report.KeysMoved = append([]KeyMove{}, moves...), moveKeys && len(moves) > 0
 	return p, nil
-}
-
-// importTargets are the names and tags a rule may name after an import:
-// the endpoints stored now, with the import's laid over them by name.
-func importTargets(stored []store.Endpoint, patches []store.EndpointPatch) ruleTargets {
-	t := targetsOf(stored)
-	for _, p := range patches {
-		if p.Name != nil {
-			t.names[*p.Name] = true
-		}
-		if p.Tags != nil {
-			for _, tag := range *p.Tags {
-				t.tags[tag] = true
-			}
-		}
-	}
-	return t
 }
 
 // applyImport replaces the stored configuration with the plan's. The

@@ -113,15 +113,3 @@ func (a *App) balanceTemplates(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, BalanceTemplatesReply{Templates: balance.Templates(), Units: balance.Units})
 	return nil
 }
-
-// checkBalance validates the connector in against the base URL it will
-// read for.
-func (in *endpointInput) checkBalance(baseURL string) *apiError {
-	if in.Balance == nil {
-		return nil
-	}
-	if field, msg := in.Balance.Check(baseURL); field != "" {
-		return rejected("invalid_balance", field, "%s", msg)
-	}
-	return nil
-}

@@ -34,7 +34,7 @@ func FuzzEndpointInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var upd endpointInput
 		if decodeBody(body, &upd) == nil {
-			_ = upd.validate(false) // PUT's checks: must not panic
+			_ = upd.Validate(false) // PUT's checks: must not panic
 		}
 		p, err := endpointCreate(body)
 		if err != nil {

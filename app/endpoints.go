@@ -2,14 +2,12 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"time"
 
-	"github.com/ccmesh/ccmesh/app/balance"
-	"github.com/ccmesh/ccmesh/breaker"
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -28,55 +26,9 @@ type EndpointReply struct {
 	Keys []KeyReply `json:"keys"`
 }
 
-// endpointInput is the body of POST and PUT /api/endpoints, and an endpoint
-// of an import: the store's patch with the fields the app owns typed, so
-// that decoding checks their JSON types and validate (validate.go) their
-// values. Its fields shadow the patch's of the same JSON names.
-type endpointInput struct {
-	store.EndpointPatch
-	Protocol         *proxy.Protocol        `json:"protocol"`
-	Auth             *proxy.AuthMode        `json:"auth"`
-	BreakerOverrides *breaker.Overrides     `json:"breaker_overrides"`
-	OnModelMismatch  *proxy.OnModelMismatch `json:"on_model_mismatch"`
-	Balance          *balance.Connector     `json:"balance"`
-}
-
-// patch is in as the store takes it; in must have been validated.
-func (in endpointInput) patch() (store.EndpointPatch, error) {
-	p := in.EndpointPatch
-	p.Protocol, p.Auth, p.BreakerOverrides, p.OnModelMismatch, p.Balance = nil, nil, nil, nil, nil
-	if in.OnModelMismatch != nil {
-		v := string(*in.OnModelMismatch)
-		p.OnModelMismatch = &v
-	}
-	if in.Protocol != nil {
-		v := string(*in.Protocol)
-		p.Protocol = &v
-	}
-	if in.Auth != nil {
-		v := string(*in.Auth)
-		p.Auth = &v
-	}
-	if in.BreakerOverrides != nil {
-		// Re-encoded, so the store keeps only the parameters there are, as
-		// the API shows them.
-		doc, err := json.Marshal(*in.BreakerOverrides)
-		if err != nil {
-			return store.EndpointPatch{}, fmt.Errorf("encode breaker_overrides: %w", err)
-		}
-		raw := json.RawMessage(doc)
-		p.BreakerOverrides = &raw
-	}
-	if in.Balance != nil {
-		doc, err := json.Marshal(*in.Balance)
-		if err != nil {
-			return store.EndpointPatch{}, fmt.Errorf("encode balance: %w", err)
-		}
-		raw := json.RawMessage(doc)
-		p.Balance = &raw
-	}
-	return p, nil
-}
+// endpointInput is the body of POST and PUT /api/endpoints, and an
+// endpoint of an import (config.EndpointInput).
+type endpointInput = config.EndpointInput
 
 func reply(e store.Endpoint) EndpointReply {
 	if e.Models == nil {
@@ -110,10 +62,10 @@ func endpointCreate(body []byte) (store.EndpointPatch, error) {
 	if err := decodeBody(body, &in); err != nil {
 		return store.EndpointPatch{}, err
 	}
-	if err := in.validate(true); err != nil {
+	if err := in.Validate(true); err != nil {
 		return store.EndpointPatch{}, err
 	}
-	return in.patch()
+	return in.Patch()
 }
 
 func (a *App) createEndpoint(w http.ResponseWriter, r *http.Request) error {
@@ -185,15 +137,15 @@ func (a *App) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		// After the lookup: an unknown id is 404 whatever the body says.
-		if err := in.validate(false); err != nil {
+		if err := in.Validate(false); err != nil {
 			return err
 		}
 		if in.BaseURL == nil {
-			if err := in.checkBalance(before.BaseURL); err != nil {
+			if err := in.CheckBalance(before.BaseURL); err != nil {
 				return err
 			}
 		}
-		p, err := in.patch()
+		p, err := in.Patch()
 		if err != nil {
 			return err
 		}

@@ -14,10 +14,12 @@ import (
 // (docs/ARCHITECTURE.md): each declares the small ports it needs from the
 // app and never imports it, under any build tag.
 var concernPackages = []string{
+	"apierr",
 	"backup",
 	"balance",
 	"capture",
 	"clients",
+	"config",
 	"desktop",
 	"events",
 	"health",

@@ -3,6 +3,8 @@ package app
 import (
 	"net/http"
 	"time"
+
+	"github.com/ccmesh/ccmesh/app/config"
 )
 
 // The pause (docs/BEHAVIOUR.md#pause) is app/pause's: whether the proxy
@@ -51,7 +53,7 @@ func (a *App) pauseHandler(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if err := checkRanges(codeOutOfRange, "", in); err != nil {
+	if err := config.CheckRanges(config.CodeOutOfRange, "", in); err != nil {
 		return err
 	}
 	a.PauseFor(time.Duration(in.Minutes) * time.Minute)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -22,7 +23,7 @@ func TestRangesCoverEveryNumber(t *testing.T) {
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			r, ok, err := rangeOf(f)
+			r, ok, err := config.RangeOf(f)
 			if err != nil {
 				t.Error(err)
 			}
@@ -31,8 +32,8 @@ func TestRangesCoverEveryNumber(t *testing.T) {
 				if !ok {
 					t.Errorf("%s.%s has no range tag", typ, f.Name)
 				}
-				if strings.HasSuffix(f.Name, "SortOrder") && r.max != store.MaxSortOrder {
-					t.Errorf("%s.%s ends at %d, want store.MaxSortOrder %d", typ, f.Name, r.max, store.MaxSortOrder)
+				if strings.HasSuffix(f.Name, "SortOrder") && r.Max != store.MaxSortOrder {
+					t.Errorf("%s.%s ends at %d, want store.MaxSortOrder %d", typ, f.Name, r.Max, store.MaxSortOrder)
 				}
 			case reflect.Float32, reflect.Float64:
 			default:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -59,8 +60,8 @@ func TestRulesValidation(t *testing.T) {
 				Error apiError `json:"error"`
 			}
 			r.decode(t, &e)
-			if r.status != http.StatusBadRequest || e.Error.Code != codeInvalidRule || e.Error.Field != tt.field {
-				t.Errorf("status %d %+v, want 400 %s on %s", r.status, e.Error, codeInvalidRule, tt.field)
+			if r.status != http.StatusBadRequest || e.Error.Code != config.CodeInvalidRule || e.Error.Field != tt.field {
+				t.Errorf("status %d %+v, want 400 %s on %s", r.status, e.Error, config.CodeInvalidRule, tt.field)
 			}
 		})
 	}
@@ -89,7 +90,7 @@ func TestRulesUnreachableWarning(t *testing.T) {
 			got := okAs[SettingsReply](t, h.do("PUT", "/api/settings", `{"rules":`+tt.rules+`}`))
 			var fields []string
 			for _, w := range got.Warnings {
-				if w.Code != codeRuleUnreachable || w.Message == "" {
+				if w.Code != config.CodeRuleUnreachable || w.Message == "" {
 					t.Errorf("warning %+v", w)
 				}
 				fields = append(fields, w.Field)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/app/update"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
@@ -183,7 +184,7 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		var err error
-		if warnings, err = validateRules(s.Rules, targetsOf(a.state.Load().Endpoints)); err != nil {
+		if warnings, err = validateRules(s.Rules, config.TargetsOf(a.state.Load().Endpoints)); err != nil {
 			return err
 		}
 		if startAtLogin, ok := givenStartAtLogin(body); ok {
@@ -205,6 +206,31 @@ func (a *App) putSettings(w http.ResponseWriter, r *http.Request) error {
 	a.events.Publish("settings", saved)
 	writeJSON(w, http.StatusOK, SettingsReply{Settings: saved, Warnings: warnings})
 	return nil
+}
+
+// Warning is a change the admin API made but has something to say about
+// (config.Warning, declared here under the name the API's generated types
+// give it).
+type Warning config.Warning
+
+// SettingsReply is PUT /api/settings' answer: the settings as saved, and
+// what they may not do as meant.
+type SettingsReply struct {
+	Settings
+	Warnings []Warning `json:"warnings"`
+}
+
+// validateRules checks the rules against targets (config.ValidateRules).
+func validateRules(rules []proxy.Rule, targets config.Targets) ([]Warning, error) {
+	ws, err := config.ValidateRules(rules, targets)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Warning, len(ws))
+	for i, w := range ws {
+		out[i] = Warning(w)
+	}
+	return out, nil
 }
 
 // givenStartAtLogin is the start_at_login a PUT body gives: only a body

@@ -22,7 +22,7 @@ type StatBucket stats.Bucket
 func (b *StatBucket) Add(o StatBucket) { b.Counts.Add(o.Counts) }
 
 // noRule is the key, under group=rule, of the requests no routing rule
-// decided; no rule may take the name (app/rules.go).
+// decided; no rule may take the name (app/config's ValidateRules).
 const noRule = stats.NoRule
 
 // parseStatsQuery reads from, to, bucket and group; minutes=N is short

@@ -331,8 +331,7 @@ func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error
 	if err == nil {
 		f, err = parseBackup(plain)
 	}
-	var ae *apiError
-	if errors.As(err, &ae) {
+	if ae, ok := apiErrorOf(err); ok {
 		e := *ae
 		switch e.Code {
 		case codeBadPassphrase:
@@ -532,8 +531,8 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 
 // withHint adds hint to an admin API error's message.
 func withHint(err error, hint string) error {
-	var ae *apiError
-	if !errors.As(err, &ae) {
+	ae, ok := apiErrorOf(err)
+	if !ok {
 		return err
 	}
 	e := *ae

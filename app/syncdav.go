@@ -9,7 +9,7 @@ import (
 )
 
 // The WebDAV side of sync is app/backup's (backup.DAV); sync.go decides,
-// and reads its refusals as the admin API's errors.
+// and its refusals are the admin API's errors (apierr.Error).
 
 // syncFileName is the file push writes and pull reads under the sync URL.
 const syncFileName = backup.FileName
@@ -33,8 +33,7 @@ func (d *davClient) close() { d.d.Close() }
 
 // fetch reads the remote file; nil when there is none.
 func (d *davClient) fetch() (*davFile, error) {
-	f, err := d.d.Fetch()
-	return f, backupErr(err)
+	return d.d.Fetch()
 }
 
 // stat reads the remote file's ETag and modification time, as far as the
@@ -43,4 +42,4 @@ func (d *davClient) stat() (etag string, modified time.Time) { return d.d.Stat()
 
 // upload writes data as the remote file, only over the file the push
 // read (was; nil when there was none): errRemoteChanged otherwise.
-func (d *davClient) upload(data []byte, was *davFile) error { return backupErr(d.d.Upload(data, was)) }
+func (d *davClient) upload(data []byte, was *davFile) error { return d.d.Upload(data, was) }

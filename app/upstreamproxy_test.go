@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/proxy/proxytest"
 )
 
@@ -84,8 +85,8 @@ func TestProxyURLRefused(t *testing.T) {
 		t.Run(tc.url, func(t *testing.T) {
 			body, _ := json.Marshal(map[string]any{"name": "a", "base_url": "http://127.0.0.1:9", "protocol": "anthropic", "proxy_url": tc.url})
 			r := h.do("POST", "/api/endpoints", string(body))
-			if r.status != http.StatusUnprocessableEntity || r.errCode() != codeInvalidProxyURL || !strings.Contains(string(r.body), tc.want) {
-				t.Errorf("got %d %s, want 422 %s saying %q", r.status, r.body, codeInvalidProxyURL, tc.want)
+			if r.status != http.StatusUnprocessableEntity || r.errCode() != config.CodeInvalidProxyURL || !strings.Contains(string(r.body), tc.want) {
+				t.Errorf("got %d %s, want 422 %s saying %q", r.status, r.body, config.CodeInvalidProxyURL, tc.want)
 			}
 			if strings.Contains(string(r.body), proxySecret) {
 				t.Errorf("the error quotes the password: %s", r.body)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # bench/run.sh — ccmesh against a direct connection, a bare
 # httputil.ReverseProxy and nginx, on the same fake upstream and load; and
-# ccmesh translating (docs/BEHAVIOUR.md#translation) Claude and Responses
-# requests for a Chat Completions upstream, against its own pass-through
-# and claude-code-router (bench/NOTES.md); then start-up, idle cost and the
-# admin API on a filled database (bench/extra.sh, which runs on its own
-# too). `make bench` calls it; it writes docs/BENCHMARKS.md.
+# ccmesh translating (docs/BEHAVIOUR.md#translation) Claude, Responses and
+# Gemini requests for a Chat Completions upstream, against its own
+# pass-through and claude-code-router (bench/NOTES.md); then start-up, idle
+# cost and the admin API on a filled database (bench/extra.sh, which runs
+# on its own too). `make bench` calls it; it writes docs/BENCHMARKS.md.
 #
 # Layout on a 2-core machine: every target (the proxies and, for "direct",
 # a second upstream) runs pinned to core 1; the load generator and the
@@ -115,9 +115,10 @@ curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" \
 
 # Translation (docs/BEHAVIOUR.md#translation): a second ccmesh, whose one
 # endpoint speaks openai-chat and names the models the load generator
-# sends (claude-* for Claude requests, gpt-* for Responses ones), in front
-# of the same upstream's /v1/chat/completions. A second process, so that
-# the pass-through ccmesh above keeps its one endpoint.
+# sends (claude-* for Claude requests, gpt-* for Responses ones, gemini-*
+# in a Gemini request's path), in front of the same upstream's
+# /v1/chat/completions. A second process, so that the pass-through ccmesh
+# above keeps its one endpoint.
 CCMESH_TR_PORT=$(free_port)
 spawn ccmesh-tr taskset -c $SERVER_CPU "$BIN/ccmesh" --headless --listen "127.0.0.1:$CCMESH_TR_PORT" \
 	--data "$WORK/ccmesh-tr-data" --admin-token "$TOKEN"
@@ -125,7 +126,7 @@ CCMESH_TR_PID=$LASTPID
 wait_for curl -fs -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$CCMESH_TR_PORT/api/endpoints" ||
 	die "ccmesh-tr did not start: $(cat "$WORK/ccmesh-tr.log")"
 curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" \
-	-d "{\"name\":\"chat\",\"base_url\":\"http://$UP\",\"protocol\":\"openai-chat\",\"api_key\":\"k-123456789\",\"models\":[\"claude-*\",\"gpt-*\"]}" \
+	-d "{\"name\":\"chat\",\"base_url\":\"http://$UP\",\"protocol\":\"openai-chat\",\"api_key\":\"k-123456789\",\"models\":[\"claude-*\",\"gpt-*\",\"gemini-*\"]}" \
 	"http://127.0.0.1:$CCMESH_TR_PORT/api/endpoints" || die "could not add the chat endpoint to ccmesh-tr"
 
 # A target is a URL, the process(es) to sample, the path (default
@@ -139,8 +140,12 @@ PATH_OF[direct-chat]=/v1/chat/completions FLAGS[direct-chat]="-api chat -upstrea
 URL[tr-claude]=http://127.0.0.1:$CCMESH_TR_PORT PID[tr-claude]=$CCMESH_TR_PID FLAGS[tr-claude]="-upstream chat"
 URL[tr-responses]=${URL[tr-claude]} PID[tr-responses]=$CCMESH_TR_PID
 PATH_OF[tr-responses]=/v1/responses FLAGS[tr-responses]="-api responses -upstream chat -model gpt-5-bench"
-TR_TARGETS=(tr-claude tr-responses) # c=1 and 1000 RPS
-TR_SSE=(tr-claude)                  # streams
+# tr-gemini: a Gemini client (Gemini CLI's generateContent); loadgen puts
+# the model and the method after the version (bench/loadgen, geminiURL).
+URL[tr-gemini]=${URL[tr-claude]} PID[tr-gemini]=$CCMESH_TR_PID
+PATH_OF[tr-gemini]=/v1beta FLAGS[tr-gemini]="-api gemini -upstream chat -model gemini-bench"
+TR_TARGETS=(tr-claude tr-responses tr-gemini) # c=1 and 1000 RPS
+TR_SSE=(tr-claude tr-gemini)                  # streams
 
 # claude-code-router, Claude→Chat (bench/NOTES.md): the version pinned in
 # bench/ccr/package-lock.json, configured offline through its config file

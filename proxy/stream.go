@@ -54,6 +54,8 @@ type sseReader struct {
 	buf []byte
 	// max bounds the next event's size; 0 means maxEventSize.
 	max int
+	// names are the event names this stream used (event).
+	names []string
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -93,6 +95,34 @@ func (s *sseReader) next() ([]byte, error) {
 
 // parseEvent returns the event's name and data (data lines joined by \n).
 func parseEvent(raw []byte) (name string, data []byte) {
+	n, data := eventFields(raw)
+	return string(n), data
+}
+
+// event is parseEvent with the name taken from the names this stream
+// used before: a stream repeats a few names, and a new string for each
+// event was most of a passed-through event's allocations.
+func (s *sseReader) event(raw []byte) (name string, data []byte) {
+	n, data := eventFields(raw)
+	for _, known := range s.names {
+		if known == string(n) {
+			return known, data
+		}
+	}
+	name = string(n)
+	if len(s.names) < maxEventNames {
+		s.names = append(s.names, name)
+	}
+	return name, data
+}
+
+// maxEventNames bounds the names an sseReader keeps (an upstream that
+// names every event differently gets a new string for each).
+const maxEventNames = 8
+
+// eventFields returns the event's name and data (data lines joined by
+// \n); the name aliases raw.
+func eventFields(raw []byte) (name, data []byte) {
 	multi := false
 	for len(raw) > 0 {
 		line := raw
@@ -106,7 +136,7 @@ func parseEvent(raw []byte) (name string, data []byte) {
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(field) {
 		case "event":
-			name = string(value)
+			name = value
 		case "data":
 			if data == nil {
 				data = value
@@ -163,7 +193,7 @@ func (q *request) stream(ctx context.Context, e *endpoint, resp *http.Response, 
 			}
 			return q.streamBroken(ctx, err, complete, tx)
 		}
-		name, data := parseEvent(raw)
+		name, data := sr.event(raw)
 		kind := e.spec.EventKind(name, data, !released)
 		if kind == evError {
 			// An upstream's error may echo the key: none of it leaves,

@@ -341,7 +341,7 @@ func (q *request) collectStream(ctx context.Context, e *endpoint, t *translation
 				status: resp.StatusCode, msg: fmt.Sprintf("the upstream's stream is larger than max_body (%d bytes)", cfg.MaxBody)}
 		}
 		firstByte.Stop()
-		name, data := parseEvent(raw)
+		name, data := sr.event(raw)
 		if e.spec.EventKind(name, data, true) == evError {
 			data, _ = q.redact(e, data)
 			return result{verdict: classifyStreamError(data, time.Now()), status: resp.StatusCode,

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,7 +62,7 @@ func BenchmarkProxyTranslate(b *testing.B) {
 				answer, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != 200 || !bytes.Contains(answer, []byte("benchmark upstream")) {
-					b.Fatal(fmt.Sprintf("status %d: %s", resp.StatusCode, answer))
+					b.Fatalf("status %d: %s", resp.StatusCode, answer)
 				}
 			}
 		})

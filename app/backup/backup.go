@@ -5,15 +5,12 @@
 // report of what an import changes (Diff, over any settings struct). It
 // knows nothing of the app: what the file holds — the export document,
 // the import's validation, the sync's decisions — is the app's (export.go,
-// backup.go, sync.go), and a refusal here is an Error the app answers as
-// it says.
+// backup.go, sync.go), and a refusal here is an Error (apierr.Error) the
+// app answers as it says.
 package backup
+
+import "github.com/ccmesh/ccmesh/app/apierr"
 
 // Error is a refusal the admin API answers as it is: its HTTP status, its
 // code, the request's field at fault if one is, and what to do.
-type Error struct {
-	Status               int
-	Code, Field, Message string
-}
-
-func (e *Error) Error() string { return e.Message }
+type Error = apierr.Error

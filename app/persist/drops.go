@@ -9,20 +9,11 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
-
-// Bounds of an endpoint's drops, which the app's checks of the admin
-// API's input share.
-const (
-	MaxDrops     = 100 // drops an endpoint keeps
-	MaxDropError = 512 // bytes of a drop's error
-)
-
-// DropLearned is the source of a drop the proxy learned.
-const DropLearned = "learned"
 
 // DropStore is the store as Drops writes to it. *store.DB is one.
 type DropStore interface {
@@ -56,17 +47,17 @@ func NewDrops(host Host, db DropStore, log zerolog.Logger) *Drops {
 }
 
 // MaxPendingDrops bounds what waits for the database per endpoint.
-const MaxPendingDrops = MaxDrops
+const MaxPendingDrops = config.MaxDrops
 
 // Queue takes note of one learned part; it never blocks.
 func (p *Drops) Queue(id int64, l proxy.Learned) {
 	msg := l.Error
-	if len(msg) > MaxDropError {
-		msg = msg[:MaxDropError]
+	if len(msg) > config.MaxDropError {
+		msg = msg[:config.MaxDropError]
 	}
 	p.mu.Lock()
 	if ds := p.pending[id]; len(ds) < MaxPendingDrops && !slices.ContainsFunc(ds, func(d store.EndpointDrop) bool { return d.Drop == string(l.Drop) }) {
-		p.pending[id] = append(ds, store.EndpointDrop{Drop: string(l.Drop), At: l.At.UTC().Truncate(time.Millisecond), Error: msg, Source: DropLearned})
+		p.pending[id] = append(ds, store.EndpointDrop{Drop: string(l.Drop), At: l.At.UTC().Truncate(time.Millisecond), Error: msg, Source: config.DropLearned})
 	}
 	p.mu.Unlock()
 	select {

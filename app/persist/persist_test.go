@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ccmesh/ccmesh/app/config"
 	"github.com/ccmesh/ccmesh/breaker"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -100,13 +101,13 @@ func (s fakeDropStore) AddEndpointDrops(_ context.Context, id int64, ds []store.
 }
 
 // What the proxy learns is saved once per part and endpoint, its error cut
-// at MaxDropError, in one write for the batch; an endpoint deleted
+// at config.MaxDropError, in one write for the batch; an endpoint deleted
 // meanwhile is skipped.
 func TestDropsFlush(t *testing.T) {
 	host, db := &fakeDropHost{}, fakeDropStore{}
 	p := NewDrops(host, db, zerolog.Nop())
 	at := time.Date(2026, 12, 1, 10, 0, 0, 123456789, time.FixedZone("x", 3600))
-	p.Queue(1, proxy.Learned{Drop: "stream_options", At: at, Error: strings.Repeat("e", MaxDropError+10)})
+	p.Queue(1, proxy.Learned{Drop: "stream_options", At: at, Error: strings.Repeat("e", config.MaxDropError+10)})
 	p.Queue(1, proxy.Learned{Drop: "stream_options", At: at, Error: "again"})
 	p.Queue(1, proxy.Learned{Drop: "store", At: at, Error: "refused"})
 	p.Queue(404, proxy.Learned{Drop: "store", At: at})
@@ -115,8 +116,8 @@ func TestDropsFlush(t *testing.T) {
 	if host.mutations != 1 || len(ds) != 2 || ds[0].Drop != "stream_options" || ds[1].Drop != "store" {
 		t.Fatalf("%d writes, drops %+v; want one write of stream_options and store", host.mutations, ds)
 	}
-	if d := ds[0]; len(d.Error) != MaxDropError || d.Source != DropLearned || !d.At.Equal(at.Truncate(time.Millisecond)) || d.At.Location() != time.UTC {
-		t.Errorf("drop %+v: want its error cut at %d, learned, at %v in UTC", d, MaxDropError, at.Truncate(time.Millisecond))
+	if d := ds[0]; len(d.Error) != config.MaxDropError || d.Source != config.DropLearned || !d.At.Equal(at.Truncate(time.Millisecond)) || d.At.Location() != time.UTC {
+		t.Errorf("drop %+v: want its error cut at %d, learned, at %v in UTC", d, config.MaxDropError, at.Truncate(time.Millisecond))
 	}
 	p.Flush(t.Context())
 	if host.mutations != 1 {

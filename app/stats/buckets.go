@@ -27,7 +27,7 @@ type Bucket struct {
 }
 
 // NoRule is the key, under group=rule, of the requests no routing rule
-// decided; no rule may take the name (app/rules.go refuses it).
+// decided; no rule may take the name (app/config/rules.go refuses it).
 const NoRule = "(no rule)"
 
 // Query is a stats request: the range, the bucket and what the buckets are

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -26,11 +27,15 @@ func newClient(conns int) *http.Client {
 
 // requestBody is a request of about c.bodyBytes bytes in c.api's shape: a
 // Claude Code–like Messages request, or the same user turn as a Chat
-// Completions or Responses request.
+// Completions, Responses or Gemini request. A Gemini body names neither
+// the model nor the stream: the path does (geminiURL).
 func requestBody(c config, stream bool) []byte {
 	var b bytes.Buffer
 	tail := `"}]}`
 	switch c.api {
+	case "gemini":
+		b.WriteString(`{"contents":[{"role":"user","parts":[{"text":"`)
+		tail = `"}]}],"generationConfig":{"maxOutputTokens":1024}}`
 	case "chat":
 		opts := ""
 		if stream {
@@ -57,10 +62,13 @@ func post(ctx context.Context, client *http.Client, c config, body []byte) (*htt
 		return nil, fmt.Errorf("new request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if c.api == "messages" {
+	switch c.api {
+	case "messages":
 		req.Header.Set("anthropic-version", "2023-06-01")
 		req.Header.Set("x-api-key", "bench-client-key")
-	} else {
+	case "gemini":
+		req.Header.Set("x-goog-api-key", "bench-client-key")
+	default:
 		req.Header.Set("Authorization", "Bearer bench-client-key")
 	}
 	resp, err := client.Do(req)
@@ -75,18 +83,57 @@ func post(ctx context.Context, client *http.Client, c config, body []byte) (*htt
 	return resp, nil
 }
 
+// geminiURL is the URL of a Gemini client's request for model under base
+// (the URL up to the API version, http://host/v1beta): generateContent, or
+// streamGenerateContent as SSE, the form Gemini CLI asks for.
+func geminiURL(base, model string, stream bool) string {
+	method := ":generateContent"
+	if stream {
+		method = ":streamGenerateContent?alt=sse"
+	}
+	return strings.TrimSuffix(base, "/") + "/models/" + url.PathEscape(model) + method
+}
+
+// answers recycles the buffers a Gemini answer is read into.
+var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 func roundTrip(ctx context.Context, client *http.Client, c config, body []byte) error {
 	resp, err := post(ctx, client, c, body)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
+	if c.api == "gemini" {
+		buf := answers.Get().(*bytes.Buffer)
+		defer func() { buf.Reset(); answers.Put(buf) }()
+		if _, err := buf.ReadFrom(resp.Body); err != nil {
+			return fmt.Errorf("read answer: %w", err)
+		}
+		return geminiAnswered(buf.Bytes())
+	}
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err != nil {
 		return fmt.Errorf("read answer: %w", err)
 	}
 	if n == 0 {
 		return fmt.Errorf("empty answer")
+	}
+	return nil
+}
+
+// geminiAnswered checks a generateContent answer for a candidate with text.
+// Substring tests, not a decode: the check runs inside the measured time,
+// and must cost about what the other protocols' reading costs (bench/upstream
+// answers them without a decode for the same reason).
+func geminiAnswered(b []byte) error {
+	i := bytes.Index(b, []byte(`"candidates":[{`))
+	if i < 0 {
+		return fmt.Errorf("answer has no candidates: %.200s", b)
+	}
+	rest := b[i:]
+	j := bytes.Index(rest, []byte(`"text":"`))
+	if j < 0 || j+len(`"text":"`) >= len(rest) || rest[j+len(`"text":"`)] == '"' {
+		return fmt.Errorf("answer's candidate has no text: %.200s", b)
 	}
 	return nil
 }

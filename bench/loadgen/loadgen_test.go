@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -165,6 +166,12 @@ func TestTranslatedStream(t *testing.T) {
 	rsp := func(name, data string) string { return claude(name, `{"type":"`+name+`",`+data+`}`) }
 	rdelta := func(seq int) string { return rsp("response.output_text.delta", `"delta":"`+text(seq)+`"`) }
 	whole := text(1) + text(2) + text(3)
+	// A Gemini client's stream: unnamed chunks, the last with a finishReason.
+	gchunk := func(text, finish string) string {
+		return `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"` + text + `"}]}` + finish +
+			`,"index":0}],"modelVersion":"gemini-bench"}` + "\n\n"
+	}
+	gfinish := gchunk("", `,"finishReason":"STOP"`)
 	tests := []struct {
 		name         string
 		api          string
@@ -182,6 +189,12 @@ func TestTranslatedStream(t *testing.T) {
 		{"chat, no [DONE]", "chat", []string{chunk(1), chunk(2), chunk(3)}, 3, 0, false},
 		{"responses", "responses", []string{rsp("response.created", `"x":1`) + rdelta(1), rdelta(2), rdelta(3),
 			rsp("response.output_text.done", `"text":"`+whole+`"`) + rsp("response.completed", `"output":[{"text":"`+whole+`"}]`)}, 3, 0, true},
+		{"gemini", "gemini", []string{gchunk(text(1), ""), gchunk(text(2), ""), gchunk(text(3), ""), gfinish}, 3, 0, true},
+		{"gemini, coalesced", "gemini", []string{gchunk(text(1), ""), gchunk(text(2), "") + gchunk(text(3), ""), gfinish}, 3, 1, true},
+		{"gemini, missing", "gemini", []string{gchunk(text(1), ""), gchunk(text(3), ""), gfinish}, 2, 0, false},
+		{"gemini, no finishReason", "gemini", []string{gchunk(text(1), ""), gchunk(text(2), ""), gchunk(text(3), "")}, 3, 0, false},
+		{"gemini, error after content", "gemini", []string{gchunk(text(1), ""), gchunk(text(2), ""), gchunk(text(3), ""),
+			`data: {"error":{"code":500,"message":"upstream error","status":"INTERNAL"}}` + "\n\n"}, 3, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,6 +209,136 @@ func TestTranslatedStream(t *testing.T) {
 			err = checkComplete(evs, config{api: tt.api, upstream: "chat", events: 7})
 			if (err == nil) != tt.wantComplete {
 				t.Errorf("checkComplete = %v, want complete %v", err, tt.wantComplete)
+			}
+		})
+	}
+}
+
+func TestGeminiRequest(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		b := requestBody(config{api: "gemini", model: "gemini-bench", bodyBytes: 4096}, stream)
+		var v struct {
+			Model    *string `json:"model"`
+			Stream   *bool   `json:"stream"`
+			Contents []struct {
+				Role  string `json:"role"`
+				Parts []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+			} `json:"contents"`
+			GenerationConfig struct {
+				MaxOutputTokens int `json:"maxOutputTokens"`
+			} `json:"generationConfig"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("gemini body is not JSON: %v", err)
+		}
+		if v.Model != nil || v.Stream != nil {
+			t.Errorf("gemini body names the model or the stream: %.100s", b)
+		}
+		if len(v.Contents) != 1 || v.Contents[0].Role != "user" || len(v.Contents[0].Parts) != 1 ||
+			!strings.HasPrefix(v.Contents[0].Parts[0].Text, "lorem ipsum") || v.GenerationConfig.MaxOutputTokens != 1024 {
+			t.Errorf("gemini body is not one user turn of text with maxOutputTokens 1024: %.200s", b)
+		}
+		if len(b) < 4000 || len(b) > 4200 {
+			t.Errorf("gemini body is %d bytes, want about 4096", len(b))
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-url", "http://h:1/v1beta"}, "http://h:1/v1beta/models/gemini-bench:generateContent"},
+		{[]string{"-url", "http://h:1/v1beta/", "-mode", "sse"}, "http://h:1/v1beta/models/gemini-bench:streamGenerateContent?alt=sse"},
+		{[]string{"-url", "http://h:1/v1beta", "-model", "@relay/gemini-2.5-flash"}, "http://h:1/v1beta/models/@relay%2Fgemini-2.5-flash:generateContent"},
+	} {
+		c, err := parse(append([]string{"-api", "gemini", "-model", "gemini-bench"}, tt.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.url != tt.want {
+			t.Errorf("parse(%v) url %q, want %q", tt.args, c.url, tt.want)
+		}
+	}
+}
+
+func TestGeminiAnswered(t *testing.T) {
+	tests := []struct {
+		name, body string
+		ok         bool
+	}{
+		{"text", `{"candidates":[{"content":{"role":"model","parts":[{"text":"Hello"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1200}}`, true},
+		{"no candidates", `{"promptFeedback":{"blockReason":"SAFETY"}}`, false},
+		{"empty candidates", `{"candidates":[],"usageMetadata":{"promptTokenCount":1200}}`, false},
+		{"empty text", `{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP"}]}`, false},
+		{"an error", `{"error":{"code":500,"message":"x","status":"INTERNAL"}}`, false},
+		{"cut", `{"candidates":[{"content":{"role":"model","parts":[{"text":"`, false},
+	}
+	for _, tt := range tests {
+		if err := geminiAnswered([]byte(tt.body)); (err == nil) != tt.ok {
+			t.Errorf("%s: geminiAnswered = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}
+
+// TestRunGemini runs the Gemini client's modes against an in-process
+// server that answers as ccmesh does a Gemini client: its path, its key
+// header, a candidate's text; as SSE the text chunks with the upstream's
+// seq and send time and a finishReason chunk last.
+func TestRunGemini(t *testing.T) {
+	var empty atomic.Bool // answer without text
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Header.Get("x-goog-api-key") == "" {
+			http.Error(w, `{"error":{"code":401}}`, http.StatusUnauthorized)
+			return
+		}
+		switch {
+		case r.URL.Path == "/v1beta/models/gemini-bench:generateContent" && empty.Load():
+			_, _ = io.WriteString(w, `{"candidates":[],"modelVersion":"gemini-bench"}`)
+		case r.URL.Path == "/v1beta/models/gemini-bench:generateContent":
+			_, _ = io.WriteString(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"Hello"}]},"finishReason":"STOP","index":0}],"modelVersion":"gemini-bench"}`)
+		case r.URL.Path == "/v1beta/models/gemini-bench:streamGenerateContent" && r.URL.RawQuery == "alt=sse":
+			w.Header().Set("Content-Type", "text/event-stream")
+			for seq := 1; seq <= 3; seq++ {
+				_, _ = io.WriteString(w, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"seq=`+itoa(int64(seq))+
+					` ts=`+itoa(time.Now().UnixNano())+` "}]},"index":0}]}`+"\n\n")
+				w.(http.Flusher).Flush()
+				time.Sleep(5 * time.Millisecond)
+			}
+			_, _ = io.WriteString(w, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}]}`+"\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name                     string
+		args                     []string
+		empty                    bool
+		wantRequests, wantErrors int
+	}{
+		{"latency", []string{"-mode", "latency", "-n", "20"}, false, 20, 0},
+		{"rate", []string{"-mode", "rate", "-rps", "200", "-c", "4", "-d", "100ms"}, false, 20, 0},
+		{"latency, no text", []string{"-mode", "latency", "-n", "5"}, true, 5, 5},
+		{"sse", []string{"-mode", "sse", "-c", "2", "-r", "2", "-upstream", "chat", "-events", "7", "-interval", "5ms"}, false, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			empty.Store(tt.empty)
+			c, err := parse(append(tt.args, "-api", "gemini", "-model", "gemini-bench", "-url", srv.URL+"/v1beta"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := run(t.Context(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Requests != tt.wantRequests || res.Errors != tt.wantErrors {
+				t.Errorf("requests %d, errors %d (%s); want %d, %d", res.Requests, res.Errors, res.ErrorEg, tt.wantRequests, tt.wantErrors)
+			}
+			if c.mode == "sse" && (res.Streams != 4 || res.Incomplete != 0 || res.Events != 12) {
+				t.Errorf("streams %d, incomplete %d, timed events %d; want 4, 0, 12", res.Streams, res.Incomplete, res.Events)
 			}
 		})
 	}
@@ -283,6 +426,8 @@ func TestParseFlags(t *testing.T) {
 		{"no url", []string{}, true},
 		{"bad pid", []string{"-url", "http://x", "-pid", "one"}, true},
 		{"zero conns", []string{"-url", "http://x", "-c", "0"}, true},
+		{"gemini", []string{"-url", "http://x/v1beta", "-api", "gemini"}, false},
+		{"unknown api", []string{"-url", "http://x", "-api", "bedrock"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

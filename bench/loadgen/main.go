@@ -12,7 +12,11 @@
 //	         event, incomplete streams, events that did not arrive alone
 //
 // -api is the protocol the client speaks (the body it sends and how its
-// stream ends): messages (Claude), chat (Chat Completions) or responses.
+// stream ends): messages (Claude), chat (Chat Completions), responses or
+// gemini. A Gemini client names the model and the stream in the path, not
+// the body: with -api gemini, -url stops at the API version
+// (http://host/v1beta) and loadgen appends /models/{-model}:generateContent,
+// or :streamGenerateContent?alt=sse for -mode sse (geminiURL).
 // -upstream is the protocol of the upstream behind the target, which
 // decides which events carry the upstream's send time: every event of an
 // Anthropic stream, only the content chunks of a Chat one (bench/upstream,
@@ -58,9 +62,11 @@ func parse(args []string) (config, error) {
 	var pids string
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.StringVar(&c.mode, "mode", "latency", "latency | rate | max | wrk | sse")
-	fs.StringVar(&c.url, "url", "", "target URL (POST /v1/messages, /v1/chat/completions or /v1/responses, per -api)")
+	fs.StringVar(&c.url, "url", "", "target URL (POST /v1/messages, /v1/chat/completions or /v1/responses, per -api); "+
+		"for -api gemini the URL up to the version, http://host/v1beta, to which /models/{-model}:generateContent "+
+		"(-mode sse: :streamGenerateContent?alt=sse) is appended")
 	fs.StringVar(&c.label, "label", "", "target name copied into the result")
-	fs.StringVar(&c.api, "api", "messages", "the client's protocol: messages | chat | responses")
+	fs.StringVar(&c.api, "api", "messages", "the client's protocol: messages | chat | responses | gemini")
 	fs.StringVar(&c.upstream, "upstream", "anthropic", "sse: the upstream's protocol: anthropic | chat")
 	fs.StringVar(&c.model, "model", "claude-sonnet-4-5", "model of the requests")
 	fs.IntVar(&c.round, "round", 0, "round number copied into the result")
@@ -84,8 +90,12 @@ func parse(args []string) (config, error) {
 	if c.warmup < 0 || c.n < 1 || c.conns < 1 || c.perConn < 1 || c.rate < 1 || c.duration <= 0 {
 		return c, fmt.Errorf("-n, -c, -r, -rps and -d must be positive")
 	}
-	if c.api != "messages" && c.api != "chat" && c.api != "responses" {
-		return c, fmt.Errorf("-api %q: want messages, chat or responses", c.api)
+	switch c.api {
+	case "messages", "chat", "responses":
+	case "gemini":
+		c.url = geminiURL(c.url, c.model, c.mode == "sse")
+	default:
+		return c, fmt.Errorf("-api %q: want messages, chat, responses or gemini", c.api)
 	}
 	if c.upstream != "anthropic" && c.upstream != "chat" {
 		return c, fmt.Errorf("-upstream %q: want anthropic or chat", c.upstream)

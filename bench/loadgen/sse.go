@@ -17,11 +17,12 @@ import (
 
 // received is one SSE event as the client saw it.
 type received struct {
-	name string
-	seq  int
-	ts   time.Time // the upstream's send time
-	at   time.Time // when the read that completed it returned
-	read int       // index of that read
+	name   string
+	finish bool // a Gemini chunk with a finishReason: its stream's last
+	seq    int
+	ts     time.Time // the upstream's send time
+	at     time.Time // when the read that completed it returned
+	read   int       // index of that read
 }
 
 // streamStats is what one stream contributes.
@@ -126,7 +127,8 @@ func readEvents(r io.Reader) ([]received, error) {
 // which survives translation into any protocol. seq is -1 when absent (an
 // event the proxy made itself: an error, or every event but the text ones
 // of a translated stream). A Chat stream's events have no name; its end
-// is named "[DONE]".
+// is named "[DONE]". A Gemini stream's events have no name either, and it
+// ends with the chunk that carries a finishReason (Chat's is finish_reason).
 func parseEvent(b []byte) received {
 	ev := received{seq: -1}
 	if rest, ok := bytes.CutPrefix(b, []byte("event: ")); ok {
@@ -134,6 +136,8 @@ func parseEvent(b []byte) received {
 		ev.name = string(name)
 	} else if bytes.Equal(bytes.TrimSpace(b), []byte("data: [DONE]")) {
 		ev.name = "[DONE]"
+	} else {
+		ev.finish = bytes.Contains(b, []byte(`"finishReason"`))
 	}
 	seqKey, tsKey := `"seq":`, `"ts":`
 	if !bytes.Contains(b, []byte(seqKey)) {
@@ -222,6 +226,12 @@ func checkComplete(evs []received, c config) error {
 	}
 	if next != last+1 {
 		return fmt.Errorf("stream ended after seq %d, want %d", next-1, last)
+	}
+	if c.api == "gemini" {
+		if len(evs) == 0 || !evs[len(evs)-1].finish {
+			return fmt.Errorf("stream of %d events does not end with a finishReason chunk", len(evs))
+		}
+		return nil
 	}
 	end := map[string]string{"messages": "message_stop", "chat": "[DONE]", "responses": "response.completed"}[c.api]
 	if len(evs) == 0 || evs[len(evs)-1].name != end {

@@ -100,11 +100,11 @@ const (
 	bigTimeLimitMs = 5.0
 )
 
-// bigTranslationChecks: BenchmarkTranslateBig's two pairs, allocation and
+// bigTranslationChecks: BenchmarkTranslateBig's pairs, allocation and
 // time per decode+encode.
 func bigTranslationChecks(gs []goBench) []check {
 	var cs []check
-	for _, p := range []struct{ sub, name string }{{"claude-to-chat", "Claude→Chat"}, {"responses-to-chat", "Responses→Chat"}} {
+	for _, p := range []struct{ sub, name string }{{"claude-to-chat", "Claude→Chat"}, {"responses-to-chat", "Responses→Chat"}, {"gemini-to-chat", "Gemini→Chat"}} {
 		alloc := check{what: fmt.Sprintf("translation of a 1 MB request, %s: bytes allocated per decode+encode (÷ the body)", p.name),
 			got: math.NaN(), format: "%.2f×", limit: fmt.Sprintf("≤ %g×", bigAllocLimit)}
 		took := check{what: fmt.Sprintf("translation of a 1 MB request, %s: time per decode+encode", p.name),

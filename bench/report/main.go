@@ -73,7 +73,7 @@ func run(o options) error {
 		optional           bool
 	}{
 		{"Notes", o.notes, "", true},
-		{"Go micro-benchmarks", o.gobench, "`make bench-go` (`go test -bench . -benchmem` of ./breaker, ./proxy, ./store; not pinned):\n\n", false},
+		{"Go micro-benchmarks", o.gobench, "`make bench-go` (`go test -bench . -benchmem` of ./breaker, ./proxy, ./store, and `-bench TranslateBig -benchtime 20x` of ./proxy/translate; not pinned):\n\n", false},
 		{"CPU profile: ccmesh at max RPS (perf, flat)", o.perf("max-flat"), perfIntro("a wrk run at max RPS") + "`perf report --no-children --sort symbol`:\n\n", true},
 		{"CPU profile: ccmesh at max RPS (perf, cumulative)", o.perf("max-cum"), perfCumIntro, true},
 		{"CPU profile: ccmesh with 64 streams (perf, flat)", o.perf("sse-flat"), perfIntro("64 concurrent SSE streams") + "`perf report --no-children --sort symbol`:\n\n", true},

@@ -14,6 +14,7 @@ const (
 	directChat  = "direct-chat"
 	trClaude    = "tr-claude"    // ccmesh, Claude client → openai-chat endpoint
 	trResponses = "tr-responses" // ccmesh, Responses client → openai-chat endpoint
+	trGemini    = "tr-gemini"    // ccmesh, Gemini client → openai-chat endpoint
 	ccr         = "ccr"          // claude-code-router, Claude client → Chat provider
 	passThrough = "ccmesh"       // ccmesh, Claude client → anthropic endpoint
 )
@@ -23,6 +24,7 @@ var trNames = map[string]string{
 	passThrough: "ccmesh pass-through",
 	trClaude:    "ccmesh Claude→Chat",
 	trResponses: "ccmesh Responses→Chat",
+	trGemini:    "ccmesh Gemini→Chat",
 	ccr:         "claude-code-router Claude→Chat",
 }
 
@@ -54,7 +56,7 @@ func vsPass(rs runs, what, test, target string, m func(result) float64, limit fl
 
 func translationChecks(rs runs) []check {
 	var cs []check
-	for _, tr := range []struct{ target, name string }{{trClaude, "Claude→Chat"}, {trResponses, "Responses→Chat"}} {
+	for _, tr := range []struct{ target, name string }{{trClaude, "Claude→Chat"}, {trResponses, "Responses→Chat"}, {trGemini, "Gemini→Chat"}} {
 		for _, x := range []struct{ test, load string }{{"latency", "c=1"}, {"rate", "1000 RPS"}} {
 			cs = append(cs,
 				vsPass(rs, fmt.Sprintf("translation %s added p50, %s (÷ pass-through)", tr.name, x.load), x.test, tr.target, p50, 1.15),
@@ -66,7 +68,7 @@ func translationChecks(rs runs) []check {
 			note: fmt.Sprintf("%.0f µs vs %.0f µs", cpuTr, cpuPass)})
 	}
 	var nerr float64
-	for _, t := range []string{trClaude, trResponses} {
+	for _, t := range []string{trClaude, trResponses, trGemini} {
 		for _, test := range []string{"latency", "rate"} {
 			nerr += rs.sum(test, t, errs)
 		}
@@ -88,14 +90,18 @@ func translationChecks(rs runs) []check {
 		cs = append(cs, c)
 	}
 
-	// Streams.
-	for _, n := range []string{"8", "64"} {
-		cs = append(cs, vsPass(rs, "translated SSE Claude→Chat added per-event p50, "+n+" streams (÷ pass-through)", "sse"+n, trClaude, evP50, 1.3))
+	// Streams: every translated pair is held to the same limit.
+	for _, tr := range []struct{ target, name string }{{trClaude, "Claude→Chat"}, {trGemini, "Gemini→Chat"}} {
+		for _, n := range []string{"8", "64"} {
+			cs = append(cs, vsPass(rs, "translated SSE "+tr.name+" added per-event p50, "+n+" streams (÷ pass-through)", "sse"+n, tr.target, evP50, 1.3))
+		}
 	}
 	var inc, sent float64
 	for _, test := range []string{"sse8", "sse64", "sse200slow"} {
-		inc += rs.sum(test, trClaude, broken)
-		sent += rs.sum(test, trClaude, streams)
+		for _, t := range []string{trClaude, trGemini} {
+			inc += rs.sum(test, t, broken)
+			sent += rs.sum(test, t, streams)
+		}
 	}
 	cs = append(cs, check{what: "translated SSE incomplete streams", got: inc, format: "%.0f", limit: "0", met: inc == 0,
 		note: fmt.Sprintf("of %.0f streams", sent)})
@@ -123,10 +129,12 @@ func trAddRow(rs runs, name, test string, m func(result) float64) row {
 const translationIntro = `## Translation
 
 ccmesh translating (docs/BEHAVIOUR.md#translation): a second ccmesh process, pinned like the
-others, whose one endpoint speaks ` + "`openai-chat`" + ` with ` + "`models: [\"claude-*\", \"gpt-*\"]`" + `, in front
+others, whose one endpoint speaks ` + "`openai-chat`" + ` with ` + "`models: [\"claude-*\", \"gpt-*\", \"gemini-*\"]`" + `, in front
 of the same upstream's ` + "`/v1/chat/completions`" + `. **Claude→Chat** sends it the Messages request
 above (model ` + "`claude-sonnet-4-5`" + `), **Responses→Chat** the same user turn as a Responses
-request (model ` + "`gpt-5-bench`" + `). **claude-code-router** (bench/NOTES.md: version, configuration)
+request (model ` + "`gpt-5-bench`" + `), **Gemini→Chat** as a Gemini client's request (Gemini CLI's:
+` + "`/v1beta/models/gemini-bench:generateContent`" + `, streams ` + "`:streamGenerateContent?alt=sse`" + `,
+the key in ` + "`x-goog-api-key`" + `). **claude-code-router** (bench/NOTES.md: version, configuration)
 serves the Claude→Chat load with one provider, the same upstream. **direct (Chat)** is the Chat
 request straight to the second upstream, run right after ` + "`direct`" + `: the translating targets' added
 figures are taken over it, the pass-through's (the ` + "`ccmesh`" + ` column above) over ` + "`direct`" + `, each
@@ -148,7 +156,7 @@ Latencies in µs, medians over rounds; counts summed over rounds.
 
 func writeTranslation(b *strings.Builder, rs runs) {
 	b.WriteString(translationIntro)
-	cols := []string{directChat, passThrough, trClaude, trResponses, ccr}
+	cols := []string{directChat, passThrough, trClaude, trResponses, trGemini, ccr}
 	namedTable(b, cols, trNames, []row{
 		medRow(rs, "c=1 p50", "%.0f", "latency", p50),
 		medRow(rs, "c=1 p99", "%.0f", "latency", p99),
@@ -174,7 +182,7 @@ func writeTranslation(b *strings.Builder, rs runs) {
 		fmt.Fprintf(b, "- claude-code-router did not run: %s\n", why)
 	}
 	b.WriteString("\n")
-	streamCols := []string{directChat, passThrough, trClaude, ccr}
+	streamCols := []string{directChat, passThrough, trClaude, trGemini, ccr}
 	for _, n := range []string{"8", "64"} {
 		test := "sse" + n
 		fmt.Fprintf(b, "### %s concurrent streams\n\n", n)

@@ -6,12 +6,13 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/gemini"
 	"github.com/ccmesh/ccmesh/proxy/translate/internal/bigbody"
 	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
 // BenchmarkTranslateBig is the 200-turn request through translate, client
-// decode to endpoint encode, for the two pairs bench/ measures
+// decode to endpoint encode, for the three pairs bench/ measures
 // (bench/NOTES.md, "Request decoding").
 func BenchmarkTranslateBig(b *testing.B) {
 	for _, c := range []struct {
@@ -20,6 +21,7 @@ func BenchmarkTranslateBig(b *testing.B) {
 	}{
 		{"claude-to-chat", anthropic.Protocol, chat.Protocol},
 		{"responses-to-chat", responses.Protocol, chat.Protocol},
+		{"gemini-to-chat", gemini.Protocol, chat.Protocol},
 	} {
 		body, err := bigbody.Body(c.from)
 		if err != nil {

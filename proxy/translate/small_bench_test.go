@@ -40,37 +40,19 @@ func BenchmarkTranslateSmall(b *testing.B) {
 			b.Fatal(err)
 		}
 		name := string(from) + "-chat/"
-		b.Run(name+"decode-request", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := client.DecodeRequest(body); err != nil {
-					b.Fatal(err)
+		step := func(what string, fn func() error) {
+			b.Run(name+what, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := fn(); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		b.Run(name+"encode-request", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := up.EncodeRequest(req); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(name+"decode-response", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := up.DecodeResponse(smallAnswer); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(name+"encode-response", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := client.EncodeResponse(resp, req); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
+		step("decode-request", func() error { _, err := client.DecodeRequest(body); return err })
+		step("encode-request", func() error { _, err := up.EncodeRequest(req); return err })
+		step("decode-response", func() error { _, err := up.DecodeResponse(smallAnswer); return err })
+		step("encode-response", func() error { _, err := client.EncodeResponse(resp, req); return err })
 	}
 }

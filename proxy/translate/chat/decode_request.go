@@ -115,7 +115,8 @@ func decodeStop(raw json.RawMessage) ([]string, error) {
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil || s == "" {
+		// one pass: raw was checked where it was read
+		if err := conv.NewReader(raw).String(&s); err != nil || s == "" {
 			return nil, err
 		}
 		return []string{s}, nil
@@ -310,7 +311,8 @@ func contentParts(raw json.RawMessage, media bool) ([]conv.Part, error) {
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := json.Unmarshal(raw, &s); err != nil || s == "" {
+		// one pass: raw was checked where it was read
+		if err := conv.NewReader(raw).String(&s); err != nil || s == "" {
 			return nil, err
 		}
 		return []conv.Part{{Kind: conv.PartText, Text: s}}, nil

@@ -25,8 +25,12 @@ func Lookup(b []byte, paths ...[]string) (vals [][]json.RawMessage, ok bool) {
 	if r.Kind() != '{' {
 		return nil, false
 	}
+	if len(paths) > 64 {
+		panic("conv.Lookup: more than 64 paths")
+	}
+	all := uint64(1)<<len(paths) - 1
 	bad := false
-	err := r.Object(func(key []byte) error { return r.lookupMember(key, paths, 0, vals, &bad) })
+	err := r.Object(func(key []byte) error { return r.lookupMember(key, paths, all, 0, vals, &bad) })
 	if err != nil || bad || r.End() != nil {
 		return nil, false
 	}
@@ -34,15 +38,16 @@ func Lookup(b []byte, paths ...[]string) (vals [][]json.RawMessage, ok bool) {
 }
 
 // lookupMember reads the value of the member key at depth (0: the top
-// level), keeping it where a path ends there and looking inside it where
-// one goes on. No path is a prefix of another.
-func (r *Reader) lookupMember(key []byte, paths [][]string, depth int, vals [][]json.RawMessage, bad *bool) error {
-	through := matching(paths, depth, key)
-	if through == nil {
+// level) for the paths in the set live (bit i: paths[i]), keeping it where
+// a path ends there and looking inside it where one goes on. No path is a
+// prefix of another.
+func (r *Reader) lookupMember(key []byte, paths [][]string, live uint64, depth int, vals [][]json.RawMessage, bad *bool) error {
+	through := matching(paths, live, depth, key)
+	if through == 0 {
 		return r.Skip()
 	}
-	for i, p := range through {
-		if p == nil || len(p) > depth+1 {
+	for i, p := range paths {
+		if through&(1<<i) == 0 || len(p) > depth+1 {
 			continue
 		}
 		start := r.Offset()
@@ -54,10 +59,10 @@ func (r *Reader) lookupMember(key []byte, paths [][]string, depth int, vals [][]
 	}
 	switch r.Kind() {
 	case '{':
-		return r.Object(func(k []byte) error { return r.lookupMember(k, through, depth+1, vals, bad) })
+		return r.Object(func(k []byte) error { return r.lookupMember(k, paths, through, depth+1, vals, bad) })
 	case 'n':
-		for i, p := range through {
-			if p != nil {
+		for i := range paths {
+			if through&(1<<i) != 0 {
 				vals[i] = vals[i][:0]
 			}
 		}
@@ -67,16 +72,12 @@ func (r *Reader) lookupMember(key []byte, paths [][]string, depth int, vals [][]
 	return r.Skip()
 }
 
-// matching is the paths whose key at depth is key (nil in the place of the
-// others, so that indexes stay those of vals), or nil when none is.
-func matching(paths [][]string, depth int, key []byte) [][]string {
-	var out [][]string
+// matching is the set of the live paths whose key at depth is key.
+func matching(paths [][]string, live uint64, depth int, key []byte) uint64 {
+	var out uint64
 	for i, p := range paths {
-		if len(p) > depth && bytes.EqualFold(key, []byte(p[depth])) {
-			if out == nil {
-				out = make([][]string, len(paths))
-			}
-			out[i] = p
+		if live&(1<<i) != 0 && len(p) > depth && bytes.EqualFold(key, []byte(p[depth])) {
+			out |= 1 << i
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ccmesh/ccmesh/app/apierr"
+	"github.com/ccmesh/ccmesh/app/stats"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -16,11 +18,14 @@ import (
 // here against the endpoints that exist, with a warning for a rule an
 // earlier one always takes the requests of.
 
+// Codes of a rule refused (400) and of a rule that can never match (a
+// warning).
 const (
-	codeInvalidRule     = "invalid_rule"
-	codeRuleUnreachable = "rule_unreachable"
-	maxRuleName         = 64
+	CodeInvalidRule     = "invalid_rule"
+	CodeRuleUnreachable = "rule_unreachable"
 )
+
+const maxRuleName = 64
 
 // Warning is a change the admin API made but has something to say about.
 type Warning struct {
@@ -29,35 +34,46 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-// SettingsReply is PUT /api/settings' answer: the settings as saved, and
-// what they may not do as meant.
-type SettingsReply struct {
-	Settings
-	Warnings []Warning `json:"warnings"`
+func badRule(field, format string, args ...any) *apierr.Error {
+	return apierr.BadRequest(CodeInvalidRule, field, format, args...)
 }
 
-func badRule(field, format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Code: codeInvalidRule, Field: field, Message: fmt.Sprintf(format, args...)}
-}
+// Targets are what a rule's then.endpoints may name: endpoint names and
+// tags.
+type Targets struct{ Names, Tags map[string]bool }
 
-// ruleTargets are what a rule's then.endpoints may name: endpoint names
-// and tags.
-type ruleTargets struct{ names, tags map[string]bool }
-
-func targetsOf(eps []store.Endpoint) ruleTargets {
-	t := ruleTargets{names: map[string]bool{}, tags: map[string]bool{}}
+// TargetsOf are the names and tags of eps.
+func TargetsOf(eps []store.Endpoint) Targets {
+	t := Targets{Names: map[string]bool{}, Tags: map[string]bool{}}
 	for _, e := range eps {
-		t.names[e.Name] = true
+		t.Names[e.Name] = true
 		for _, tag := range e.Tags {
-			t.tags[tag] = true
+			t.Tags[tag] = true
 		}
 	}
 	return t
 }
 
-// validateRules checks the rules against the endpoints' names and tags;
+// ImportTargets are the names and tags a rule may name after an import:
+// the endpoints stored now, with the import's laid over them by name.
+func ImportTargets(stored []store.Endpoint, patches []store.EndpointPatch) Targets {
+	t := TargetsOf(stored)
+	for _, p := range patches {
+		if p.Name != nil {
+			t.Names[*p.Name] = true
+		}
+		if p.Tags != nil {
+			for _, tag := range *p.Tags {
+				t.Tags[tag] = true
+			}
+		}
+	}
+	return t
+}
+
+// ValidateRules checks the rules against the endpoints' names and tags;
 // the warnings name the rules that can never match.
-func validateRules(rules []proxy.Rule, t ruleTargets) ([]Warning, error) {
+func ValidateRules(rules []proxy.Rule, t Targets) ([]Warning, error) {
 	names := make(map[string]int, len(rules))
 	for i, r := range rules {
 		at := fmt.Sprintf("rules[%d]", i)
@@ -79,7 +95,7 @@ func validateRules(rules []proxy.Rule, t ruleTargets) ([]Warning, error) {
 	for j := range rules {
 		for i := range j {
 			if covers(rules[i].When, rules[j].When) {
-				warnings = append(warnings, Warning{Field: fmt.Sprintf("rules[%d]", j), Code: codeRuleUnreachable,
+				warnings = append(warnings, Warning{Field: fmt.Sprintf("rules[%d]", j), Code: CodeRuleUnreachable,
 					Message: fmt.Sprintf("rule %q can never match: rule %q before it matches every request it would", rules[j].Name, rules[i].Name)})
 				break
 			}
@@ -88,7 +104,7 @@ func validateRules(rules []proxy.Rule, t ruleTargets) ([]Warning, error) {
 	return warnings, nil
 }
 
-func validRuleName(field, name string) *apiError {
+func validRuleName(field, name string) *apierr.Error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return badRule(field, "a rule needs a name: the log and the statistics show it")
@@ -98,15 +114,15 @@ func validRuleName(field, name string) *apiError {
 		return badRule(field, "rule name %q is longer than %d characters", name, maxRuleName)
 	case strings.TrimSpace(name) != name:
 		return badRule(field, "rule name %q has spaces around it", name)
-	case name == noRule:
+	case name == stats.NoRule:
 		return badRule(field, "%q is what the statistics call requests no rule decided; name the rule otherwise", name)
 	}
 	return nil
 }
 
-func validWhen(at string, w proxy.RuleWhen) *apiError {
+func validWhen(at string, w proxy.RuleWhen) *apierr.Error {
 	if w.Protocol != "" && !w.Protocol.Valid() {
-		return badRule(at+".protocol", "protocol %q is not one of %s", w.Protocol, words(proxy.Protocols, ", "))
+		return badRule(at+".protocol", "protocol %q is not one of %s", w.Protocol, Words(proxy.Protocols, ", "))
 	}
 	for i, m := range w.Models {
 		if why := store.CheckModelPattern(m); why != "" {
@@ -114,12 +130,12 @@ func validWhen(at string, w proxy.RuleWhen) *apiError {
 		}
 	}
 	if w.Agent != "" && !w.Agent.Valid() {
-		return badRule(at+".agent", "agent %q is not one of %s", w.Agent, words(proxy.RuleAgents, ", "))
+		return badRule(at+".agent", "agent %q is not one of %s", w.Agent, Words(proxy.RuleAgents, ", "))
 	}
 	if w.Tools != "" && !w.Tools.Valid() {
-		return badRule(at+".tools", "tools %q is not one of %s", w.Tools, words(proxy.RuleToolKinds, ", "))
+		return badRule(at+".tools", "tools %q is not one of %s", w.Tools, Words(proxy.RuleToolKinds, ", "))
 	}
-	if err := checkRanges(codeInvalidRule, at+".", w); err != nil {
+	if err := CheckRanges(CodeInvalidRule, at+".", w); err != nil {
 		err.Status = http.StatusBadRequest
 		return err
 	}
@@ -139,19 +155,19 @@ func isTokenChar(r rune) bool {
 	return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
 }
 
-func validThen(at string, th proxy.RuleThen, t ruleTargets) *apiError {
+func validThen(at string, th proxy.RuleThen, t Targets) *apierr.Error {
 	if len(th.Endpoints) == 0 {
 		return badRule(at+".endpoints", "a rule sends its requests to at least one endpoint (a name, or tag:<tag>)")
 	}
 	for i, name := range th.Endpoints {
 		field := fmt.Sprintf("%s.endpoints[%d]", at, i)
 		if tag, ok := strings.CutPrefix(name, proxy.TagPrefix); ok {
-			if !t.tags[tag] {
+			if !t.Tags[tag] {
 				return badRule(field, "no endpoint has the tag %q", tag)
 			}
 			continue
 		}
-		if !t.names[name] {
+		if !t.Names[name] {
 			return badRule(field, "no endpoint is named %q (a tag is written tag:<tag>)", name)
 		}
 	}
@@ -164,7 +180,7 @@ func validThen(at string, th proxy.RuleThen, t ruleTargets) *apiError {
 		}
 	}
 	if th.Strategy != "" && !th.Strategy.Valid() {
-		return badRule(at+".strategy", "strategy %q is not one of %s (or leave it out for the setting's)", th.Strategy, words(proxy.Strategies, ", "))
+		return badRule(at+".strategy", "strategy %q is not one of %s (or leave it out for the setting's)", th.Strategy, Words(proxy.Strategies, ", "))
 	}
 	return nil
 }
