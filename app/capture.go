@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -72,7 +71,7 @@ func (a *App) getCapture(w http.ResponseWriter, r *http.Request) error {
 	}
 	c, err := capture.Load(r.Context(), a.db, id, a.token, false)
 	if err != nil {
-		return captureErr(err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, CaptureReply{
 		Request: CapturedRequest{Headers: capture.FlatHeader(c.RequestHeader), Body: capture.Text(c.RequestBody),
@@ -81,14 +80,6 @@ func (a *App) getCapture(w http.ResponseWriter, r *http.Request) error {
 			Body: capture.Text(c.ResponseBody), Truncated: c.ResponseTruncated},
 	})
 	return nil
-}
-
-// captureErr is a refusal of app/capture as the admin API's error.
-func captureErr(err error) error {
-	if e, ok := errors.AsType[*capture.Error](err); ok {
-		return &apiError{Status: e.Status, Code: e.Code, Field: e.Field, Message: e.Message}
-	}
-	return err
 }
 
 func logID(r *http.Request) (int64, error) {
@@ -123,7 +114,7 @@ func (a *App) resend(w http.ResponseWriter, r *http.Request) error {
 	}
 	out, err := capture.Resend(r.Context(), a.db, a.proxy, id, a.token, in.Endpoint, in.Stream)
 	if err != nil {
-		return captureErr(err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, ResendReply(out))
 	return nil
@@ -136,7 +127,7 @@ func (a *App) curlCommand(w http.ResponseWriter, r *http.Request) error {
 	}
 	cmd, err := capture.CurlCommand(r.Context(), a.db, id, a.token, a.ProxyURL())
 	if err != nil {
-		return captureErr(err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, CurlReply{Command: cmd})
 	return nil

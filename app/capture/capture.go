@@ -5,7 +5,8 @@
 // the headers and body shown, the headers and body sent again, the resend
 // itself through the proxy and its wait for the new row (Resend, Wait),
 // and the curl command. It reads the store through the port Store; a
-// capture it cannot show or send is an Error with its status and code.
+// capture it cannot show or send is an apierr.Error, which the app
+// answers as it is.
 // The app's capture.go serves the routes.
 package capture
 

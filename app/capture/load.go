@@ -6,18 +6,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/ccmesh/ccmesh/app/apierr"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
-
-// Error is a capture that cannot be shown, copied or sent: its status and
-// code, which the app answers as they are.
-type Error struct {
-	Status               int
-	Code, Field, Message string
-}
-
-func (e *Error) Error() string { return e.Message }
 
 // Store is the store as this package reads it. *store.DB is one.
 type Store interface {
@@ -54,7 +46,7 @@ func (s Source) Capture() *store.Capture {
 
 // Load reads the capture of log row id, with adminToken masked in its
 // query. A row that does not exist is the store's error (store.ErrNotFound);
-// a row without a capture is a 404 Error, or with forSending a 409 (there
+// a row without a capture is a 404 apierr.Error, or with forSending a 409 (there
 // is nothing to send), and so is, with forSending, a capture whose request
 // body was cut at the cap.
 func Load(ctx context.Context, db Store, id int64, adminToken string, forSending bool) (store.Capture, error) {
@@ -67,7 +59,7 @@ func Load(ctx context.Context, db Store, id int64, adminToken string, forSending
 		if forSending {
 			status = http.StatusConflict
 		}
-		return store.Capture{}, &Error{Status: status, Code: "no_capture", Message: fmt.Sprintf(
+		return store.Capture{}, &apierr.Error{Status: status, Code: "no_capture", Message: fmt.Sprintf(
 			"request log %d has no capture, so there is nothing to send again: set capture to errors or all "+
 				"in Settings and requests are captured from then on (a capture may also have been dropped "+
 				"for the total cap)", id)}
@@ -79,7 +71,7 @@ func Load(ctx context.Context, db Store, id int64, adminToken string, forSending
 	// credential there: it is never shown, copied or sent again.
 	c.Query = proxy.RedactQuery(c.Query, adminToken)
 	if forSending && c.RequestTruncated {
-		return store.Capture{}, &Error{Status: http.StatusConflict, Code: "capture_truncated", Message: fmt.Sprintf(
+		return store.Capture{}, &apierr.Error{Status: http.StatusConflict, Code: "capture_truncated", Message: fmt.Sprintf(
 			"the request body of log %d was cut at the capture cap (or refused unread), so it cannot be sent again", id)}
 	}
 	return c, nil
@@ -87,14 +79,14 @@ func Load(ctx context.Context, db Store, id int64, adminToken string, forSending
 
 // CurlCommand is log row id's capture as a curl command against ccmesh at
 // proxyURL (Curl). A capture whose request body was cut at the cap is a
-// 409 Error: the command would send a broken body.
+// 409 apierr.Error: the command would send a broken body.
 func CurlCommand(ctx context.Context, db Store, id int64, adminToken, proxyURL string) (string, error) {
 	c, err := Load(ctx, db, id, adminToken, false)
 	if err != nil {
 		return "", err
 	}
 	if c.RequestTruncated {
-		return "", &Error{Status: http.StatusConflict, Code: "capture_truncated", Message: fmt.Sprintf(
+		return "", &apierr.Error{Status: http.StatusConflict, Code: "capture_truncated", Message: fmt.Sprintf(
 			"the request body of log %d was cut at the capture cap (or refused unread): a command with it would send a broken body", id)}
 	}
 	row, err := db.GetLog(ctx, id)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/apierr"
 	"github.com/ccmesh/ccmesh/store"
 )
 
@@ -43,7 +44,7 @@ func TestLoad(t *testing.T) {
 		},
 	}
 	code := func(err error) (int, string) {
-		var e *Error
+		var e *apierr.Error
 		if errors.As(err, &e) {
 			return e.Status, e.Code
 		}
@@ -101,7 +102,7 @@ func TestResendRequest(t *testing.T) {
 	}
 	c.RequestBody = []byte(`[1]`)
 	_, err = resendRequest(t.Context(), &Wait{ch: make(chan int64, 1)}, 7, row, c, "", &on)
-	if e, ok := errors.AsType[*Error](err); !ok || e.Status != http.StatusConflict || e.Code != "not_json" || e.Field != "stream" {
+	if e, ok := errors.AsType[*apierr.Error](err); !ok || e.Status != http.StatusConflict || e.Code != "not_json" || e.Field != "stream" {
 		t.Errorf("stream flag in a body that is not an object: %v, want 409 not_json at stream", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/apierr"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -40,7 +41,7 @@ type Resent struct {
 // client would send it, minus what was never stored (its credentials):
 // to the endpoint named endpoint ("" routes it as any other request),
 // with the body's "stream" set to *stream unless stream is nil. A row
-// without a capture, or whose body was cut, is a 409 Error (Load), and so
+// without a capture, or whose body was cut, is a 409 apierr.Error (Load), and so
 // is a stream flag to set in a body that is not a JSON object. It waits
 // for the new row at most RowWait, or until ctx ends.
 func Resend(ctx context.Context, db Store, h http.Handler, id int64, adminToken, endpoint string, stream *bool) (Resent, error) {
@@ -80,7 +81,7 @@ func resendRequest(ctx context.Context, wait *Wait, id int64, row store.RequestL
 	if stream != nil {
 		var err error
 		if body, err = SetStream(body, *stream); err != nil {
-			return nil, &Error{Status: http.StatusConflict, Code: "not_json", Field: "stream",
+			return nil, &apierr.Error{Status: http.StatusConflict, Code: "not_json", Field: "stream",
 				Message: fmt.Sprintf("the captured body of log %d is not a JSON object, so its stream flag cannot be set: %v", id, err)}
 		}
 	}
