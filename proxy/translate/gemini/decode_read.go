@@ -1,6 +1,9 @@
 package gemini
 
 import (
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
@@ -36,15 +39,61 @@ func lower(s string) string {
 	return string(b)
 }
 
-// camel gives member the wire's spelling of a key that matches a member
-// name in another case.
+// camel gives member a key under the wire's spelling of the member name
+// it matches without regard to case, as encoding/json matches it: in ASCII
+// (conv.Reader.Fields folds that), and with the runes outside ASCII whose
+// case folds to an ASCII letter (foldRunes).
 func camel(member func(name string) (bool, error)) func(string) (bool, error) {
-	return func(key string) (bool, error) {
+	var m func(string) (bool, error)
+	m = func(key string) (bool, error) {
 		if name, ok := wireNames[key]; ok {
 			key = name
 		}
-		return member(key)
+		ok, err := member(key)
+		if !ok && err == nil {
+			if f, folded := foldRunes(key); folded {
+				return m(f)
+			}
+		}
+		return ok, err
 	}
+	return m
+}
+
+// foldRunes is key in lower case when it has runes outside ASCII that all
+// fold to ASCII letters, as encoding/json matches member names (with
+// bytes.EqualFold's case folding: ſ is s, the Kelvin sign k); folded is
+// false otherwise.
+func foldRunes(key string) (f string, folded bool) {
+	i := 0
+	for i < len(key) && key[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(key) {
+		return key, false
+	}
+	b := make([]byte, 0, len(key))
+	for _, r := range key {
+		if r >= utf8.RuneSelf {
+			if r = smallestFold(r); r >= utf8.RuneSelf {
+				return key, false
+			}
+		}
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		b = append(b, byte(r))
+	}
+	return string(b), true
+}
+
+// smallestFold is the smallest rune r folds to.
+func smallestFold(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
 }
 
 // fields reads an object's members as encoding/json reads a struct's.
@@ -134,7 +183,7 @@ func readPart(rd *conv.Reader, w *wirePart) error {
 				return false, nil
 			}))
 		case "functionCall":
-			return true, conv.ObjectInto(rd, &w.FunctionCall, func(name string) (ok bool, err error) {
+			return true, conv.ObjectInto(rd, &w.FunctionCall, camel(func(name string) (ok bool, err error) {
 				fc := w.FunctionCall
 				switch name {
 				case "id":
@@ -146,11 +195,11 @@ func readPart(rd *conv.Reader, w *wirePart) error {
 					return true, err
 				}
 				return false, nil
-			})
+			}))
 		case "functionResponse":
-			return true, conv.ObjectInto(rd, &w.FunctionResponse, func(name string) (bool, error) {
+			return true, conv.ObjectInto(rd, &w.FunctionResponse, camel(func(name string) (bool, error) {
 				return readResult(rd, w.FunctionResponse, name)
-			})
+			}))
 		}
 		return false, nil
 	})
