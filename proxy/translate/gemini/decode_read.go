@@ -44,20 +44,22 @@ func lower(s string) string {
 // (conv.Reader.Fields folds that), and with the runes outside ASCII whose
 // case folds to an ASCII letter (foldRunes).
 func camel(member func(name string) (bool, error)) func(string) (bool, error) {
-	var m func(string) (bool, error)
-	m = func(key string) (bool, error) {
-		if name, ok := wireNames[key]; ok {
-			key = name
-		}
-		ok, err := member(key)
+	return func(key string) (bool, error) {
+		ok, err := member(wireName(key))
 		if !ok && err == nil {
 			if f, folded := foldRunes(key); folded {
-				return m(f)
+				return member(wireName(f))
 			}
 		}
 		return ok, err
 	}
-	return m
+}
+
+func wireName(key string) string {
+	if name, ok := wireNames[key]; ok {
+		return name
+	}
+	return key
 }
 
 // foldRunes is key in lower case when it has runes outside ASCII that all
