@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -25,18 +26,8 @@ func init() {
 		"functionCallingConfig", "allowedFunctionNames",
 		"includeThoughts", "thinkingBudget", "thinkingLevel",
 	} {
-		wireNames[lower(name)] = name
+		wireNames[strings.ToLower(name)] = name
 	}
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // camel gives member a key under the wire's spelling of the member name
