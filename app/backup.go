@@ -14,6 +14,71 @@ import (
 	"github.com/ccmesh/ccmesh/store"
 )
 
+// Export, import and sync are the package app/backup's
+// (docs/BEHAVIOUR.md#backup-and-sync): its Service answers their routes,
+// and reaches the app through backupHost.
+
+// backups is the service of the export, import and sync routes.
+func (a *App) backups() *backup.Service[Settings] {
+	return backup.New(backupHost{a}, a.db, a.log, maxAdminBody)
+}
+
+// backupConfig is st's configuration as app/backup reads it.
+func backupConfig(st *State) backup.Config[Settings] {
+	return backup.Config[Settings]{Endpoints: st.Endpoints, Settings: st.Settings}
+}
+
+// backupHost is the app as app/backup needs it (backup.Host).
+type backupHost struct{ a *App }
+
+func (h backupHost) Config() backup.Config[Settings] { return backupConfig(h.a.state.Load()) }
+
+func (h backupHost) Mutate(ctx context.Context, write func(context.Context) error) error {
+	return h.a.mutate(ctx, write)
+}
+
+func (h backupHost) Reload(ctx context.Context) error { return h.a.reload(ctx) }
+
+func (h backupHost) Removed(id int64) { h.a.breakers.Remove(id) }
+
+func (h backupHost) Renewed(e store.Endpoint) {
+	h.a.breakers.Get(e.ID).ForceClose()
+	for _, k := range e.Keys {
+		h.a.keyBreakers.Get(k.ID).ForceClose()
+	}
+}
+
+func (h backupHost) SettingsChanged() { h.a.events.Publish("settings", h.a.state.Load().Settings) }
+
+func (h backupHost) FileSettings(doc json.RawMessage) (Settings, error) {
+	return mergeSettings(DefaultSettings(), doc)
+}
+
+func (h backupHost) CheckSettings(s Settings, targets config.Targets) error {
+	if err := validateSettings(s, h.a.opts.Listen); err != nil {
+		return err
+	}
+	_, err := validateRules(s.Rules, targets)
+	return err
+}
+
+func (h backupHost) ReadBody(r *http.Request) ([]byte, error) { return readBody(r) }
+
+func (h backupHost) WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
+
+// Token, AtLogin and Local are the settings as app/backup sees them
+// (backup.Settings): the client token is a key, start at login this
+// machine's.
+func (s Settings) Token() string { return s.ClientToken }
+
+func (s Settings) AtLogin() bool { return s.StartAtLogin }
+
+func (s Settings) Local(token string, atLogin bool) Settings {
+	s = s.clone()
+	s.ClientToken, s.StartAtLogin = token, atLogin
+	return s
+}
+
 // Reading an export file back (docs/BEHAVIOUR.md#backup-and-sync): POST
 // /api/import/preview says what POST /api/import would change, and the
 // import makes the stored configuration the file's, in one transaction.
@@ -26,10 +91,9 @@ const passphraseHeader = "X-Ccmesh-Passphrase"
 
 // Codes of a file that cannot be read (422).
 const (
-	codePassphraseRequired = backup.CodePassphraseRequired
-	codeBadPassphrase      = backup.CodeBadPassphrase
-	codeCorruptFile        = backup.CodeCorruptFile
-	codeNewerSchema        = "newer_schema"
+	codeBadPassphrase = backup.CodeBadPassphrase
+	codeCorruptFile   = backup.CodeCorruptFile
+	codeNewerSchema   = "newer_schema"
 )
 
 // importDoc is an export file as an import decodes it: its endpoints are
@@ -92,10 +156,10 @@ func parseBackup(plain []byte) (*backupFile, error) {
 		Version any `json:"version"`
 	}
 	if json.Unmarshal(plain, &head) == nil {
-		if v, ok := head.Version.(float64); ok && v > exportSchema {
+		if v, ok := head.Version.(float64); ok && v > backup.Schema {
 			return nil, &apiError{Status: http.StatusUnprocessableEntity, Code: codeNewerSchema, Field: "version",
 				Message: fmt.Sprintf("this file was written by a newer ccmesh (schema %v); this one reads up to %d: "+
-					"update ccmesh to import it", v, exportSchema)}
+					"update ccmesh to import it", v, backup.Schema)}
 		}
 	}
 	f := &backupFile{}
@@ -104,7 +168,7 @@ func parseBackup(plain []byte) (*backupFile, error) {
 	}
 	if f.doc.Version < 1 {
 		return nil, errBadRequest("bad_version", "version", "this is not a ccmesh export (version %d; want 1 to %d)",
-			f.doc.Version, exportSchema)
+			f.doc.Version, backup.Schema)
 	}
 	if f.doc.Settings != nil {
 		// Laid over the defaults: a setting the file predates gets its

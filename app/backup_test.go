@@ -59,7 +59,7 @@ func TestEncryptedBackupRestores(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"no passphrase", nil, 422, codePassphraseRequired},
+		{"no passphrase", nil, 422, backup.CodePassphraseRequired},
 		{"wrong passphrase", []func(*http.Request){withPassphrase("wrong horse battery")}, 422, codeBadPassphrase},
 		{"a header that is not percent-encoding", []func(*http.Request){func(r *http.Request) { r.Header.Set(passphraseHeader, "100%") }}, 400, "bad_passphrase_header"},
 	} {
@@ -80,7 +80,7 @@ func TestEncryptedBackupRestores(t *testing.T) {
 	r := dst.do("POST", "/api/import", string(file.body), withPassphrase(pass))
 	var rep ImportReport
 	r.decode(t, &rep)
-	if r.status != 200 || !rep.Encrypted || !rep.Keys || !slices.Equal(rep.Added, []string{"one"}) || rep.Schema != exportSchema {
+	if r.status != 200 || !rep.Encrypted || !rep.Keys || !slices.Equal(rep.Added, []string{"one"}) || rep.Schema != backup.Schema {
 		t.Fatalf("import: %d %s", r.status, r.body)
 	}
 	if got := dst.app.Snapshot().Settings.ClientToken; got != exportToken {
@@ -120,7 +120,7 @@ func TestImportPreview(t *testing.T) {
 	h := newHarness(t)
 	h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
 	h.mustCreate(`{"name":"y","base_url":"https://y.example","protocol":"anthropic"}`)
-	var file exportDoc
+	var file backup.Doc[Settings]
 	h.do("GET", "/api/export", "").decode(t, &file)
 	// The file: x with another path and in the fast queue, y as it is, a
 	// new w; no z (made after the export); another strategy.
@@ -128,7 +128,7 @@ func TestImportPreview(t *testing.T) {
 	file.Endpoints[0].BaseURL, file.Endpoints[0].Fast = &url2, &fast
 	w := storedEndpoint("w", "https://w.example", "openai-chat")
 	w.SortOrder = 2
-	file.Endpoints = append(file.Endpoints, patchOf(w))
+	file.Endpoints = append(file.Endpoints, store.PatchOf(w))
 	file.Settings.Strategy = "round-robin"
 	body, _ := json.Marshal(file)
 	h.mustCreate(`{"name":"z","base_url":"https://z.example","protocol":"anthropic"}`)
@@ -138,7 +138,7 @@ func TestImportPreview(t *testing.T) {
 	r := h.do("POST", "/api/import/preview", string(body))
 	var rep ImportReport
 	r.decode(t, &rep)
-	want := ImportReport{Replace: true, Schema: exportSchema, ExportedAt: rep.ExportedAt, Added: []string{"w"}, Changed: []string{"x"},
+	want := ImportReport{Replace: true, Schema: backup.Schema, ExportedAt: rep.ExportedAt, Added: []string{"w"}, Changed: []string{"x"},
 		Removed: []string{"z"}, Fields: map[string][]string{"x": {"base_url", "fast"}}, Settings: []string{"strategy"}, Endpoints: 3,
 		KeyMoves: []KeyMove{}}
 	if r.status != 200 || !backup.SameJSON(rep, want) || rep.ExportedAt == nil {
@@ -216,7 +216,7 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 		}
 	}
 	const pass = "correct horse battery"
-	sealed, err := seal(t.Context(), []byte(newer), pass)
+	sealed, err := backup.Seal(t.Context(), []byte(newer), pass)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 func TestImportRefusesCostlyScrypt(t *testing.T) {
 	h := newHarness(t)
 	const pass = "correct horse battery"
-	sealed, err := seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
+	sealed, err := backup.Seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestKeylessImportMovingAKeyElsewhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
-			var doc exportDoc
+			var doc backup.Doc[Settings]
 			h.do("GET", "/api/export", "").decode(t, &doc)
 			doc.Endpoints[0].BaseURL = &tc.to
 			file, _ := json.Marshal(doc)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/backup"
 	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -141,7 +142,7 @@ func (a *App) putSync(w http.ResponseWriter, r *http.Request) error {
 		in.URL = &u
 	}
 	if in.Passphrase != nil && *in.Passphrase != "" {
-		if err := checkNewPassphrase("passphrase", *in.Passphrase); err != nil {
+		if err := backup.CheckNewPassphrase("passphrase", *in.Passphrase); err != nil {
 			return err
 		}
 	}
@@ -325,7 +326,7 @@ func (s *syncRun) remoteChanged() bool {
 
 // openRemote decrypts and parses the remote file, with errors that say it
 // is the sync file.
-func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error) {
+func (s *syncRun) openRemote(ctx context.Context) (*backupFile, backup.Doc[Settings], error) {
 	plain, _, err := openFile(ctx, s.remote.Data, s.cfg.Passphrase)
 	var f *backupFile
 	if err == nil {
@@ -343,15 +344,15 @@ func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error
 		default:
 			e.Message = "the sync file at " + s.cfg.URL + ": " + e.Message
 		}
-		return nil, exportDoc{}, &e
+		return nil, backup.Doc[Settings]{}, &e
 	}
 	if err != nil {
-		return nil, exportDoc{}, err
+		return nil, backup.Doc[Settings]{}, err
 	}
 	f.encrypted = true
-	var doc exportDoc
+	var doc backup.Doc[Settings]
 	if err := json.Unmarshal(plain, &doc); err != nil { // parseBackup has read it
-		return nil, exportDoc{}, err
+		return nil, backup.Doc[Settings]{}, err
 	}
 	return f, doc, nil
 }
@@ -375,7 +376,7 @@ func (s *syncRun) done(ctx context.Context, action, localHash string, remote *da
 }
 
 // conflict answers a sync that would overwrite a change.
-func (s *syncRun) conflict(st *State, localChanged bool, doc *exportDoc) *SyncResult {
+func (s *syncRun) conflict(st *State, localChanged bool, doc *backup.Doc[Settings]) *SyncResult {
 	local := &SyncSide{Changed: localChanged, Endpoints: len(st.Endpoints)}
 	var newest time.Time
 	for _, e := range st.Endpoints {
@@ -408,14 +409,14 @@ func (s *syncRun) conflict(st *State, localChanged bool, doc *exportDoc) *SyncRe
 // since the last sync to something else.
 func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 	st := s.a.state.Load()
-	local := configHash(st)
+	local := backup.ConfigHash(backupConfig(st))
 	if s.remote != nil && !s.forced {
 		if s.remoteChanged() {
 			_, doc, err := s.openRemote(ctx)
 			if err != nil {
 				return nil, withHint(err, `; to replace it with this computer's configuration, push with "force": "local"`)
 			}
-			if doc.hash() != local {
+			if doc.Hash() != local {
 				return s.conflict(st, s.localChanged(st, local), &doc), nil
 			}
 			return s.done(ctx, "none", local, s.remote)
@@ -424,11 +425,11 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 			return s.done(ctx, "none", local, s.remote)
 		}
 	}
-	plain, err := exportOf(st, true, time.Now().UTC()).fileBytes()
+	plain, err := backup.DocOf(backupConfig(st), true, time.Now().UTC()).FileBytes()
 	if err != nil {
 		return nil, err
 	}
-	data, err := seal(ctx, plain, s.cfg.Passphrase)
+	data, err := backup.Seal(ctx, plain, s.cfg.Passphrase)
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +453,7 @@ func (s *syncRun) changedDuringPush(ctx context.Context, st *State, local string
 		return nil, err
 	}
 	s.remote = remote
-	var doc *exportDoc
+	var doc *backup.Doc[Settings]
 	if remote != nil {
 		if _, d, err := s.openRemote(ctx); err == nil {
 			doc = &d
@@ -485,8 +486,8 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 		// Decided inside the write lock: no edit can come between the
 		// check and the import.
 		st := s.a.state.Load()
-		local := configHash(st)
-		if doc.hash() == local {
+		local := backup.ConfigHash(backupConfig(st))
+		if doc.Hash() == local {
 			var err error
 			res, err = s.done(ctx, "none", local, s.remote)
 			return err
@@ -507,7 +508,7 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 		if err := s.a.reload(ctx); err != nil {
 			return err
 		}
-		if res, err = s.done(ctx, "pull", configHash(s.a.state.Load()), s.remote); err != nil {
+		if res, err = s.done(ctx, "pull", backup.ConfigHash(backupConfig(s.a.state.Load())), s.remote); err != nil {
 			return err
 		}
 		res.Import = &p.report

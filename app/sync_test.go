@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/backup"
 	"golang.org/x/net/webdav"
 )
 
@@ -168,7 +169,7 @@ func (h *harness) lastSync() string {
 }
 
 // configOf is h's whole configuration with keys, to compare two data dirs.
-func configOf(h *harness) string { return configHash(h.app.Snapshot()) }
+func configOf(h *harness) string { return backup.ConfigHash(backupConfig(h.app.Snapshot())) }
 
 // Two data dirs sync through one WebDAV folder: what one pushes the other
 // pulls, keys included; a push or pull that would overwrite a change made

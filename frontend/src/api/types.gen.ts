@@ -351,7 +351,7 @@ export interface Explanation {
   rules: RuleMatch[];
 }
 
-/** Go: app.exportDoc */
+/** Go: backup.Doc[github.com/ccmesh/ccmesh/app.Settings] */
 export interface ExportDoc {
   version: number;
   exported_at: string;
@@ -360,7 +360,7 @@ export interface ExportDoc {
   endpoints: EndpointPatch[];
 }
 
-/** Go: app.ExportRequest */
+/** Go: backup.ExportRequest */
 export interface ExportRequest {
   keys: boolean;
   passphrase: string;
