@@ -281,11 +281,11 @@ func frontendTypes() ([]byte, error) {
 	g.Add("", reflect.TypeFor[PricesReply]())                   // GET, PUT /api/prices
 	g.Add("ExportDoc", reflect.TypeFor[backup.Doc[Settings]]()) // GET /api/export, POST /api/import
 	g.Add("", reflect.TypeFor[backup.ExportRequest]())          // POST /api/export
-	g.Add("", reflect.TypeFor[ImportReport]())                  // POST /api/import/preview, POST /api/import
-	g.Add("", reflect.TypeFor[SyncSettings]())                  // GET, PUT /api/sync
-	g.Add("", reflect.TypeFor[SyncInput]())                     // PUT /api/sync
-	g.Add("", reflect.TypeFor[SyncRun]())                       // POST /api/sync/push, /pull
-	g.Add("", reflect.TypeFor[SyncResult]())                    // their reply
+	g.Add("", reflect.TypeFor[backup.ImportReport]())           // POST /api/import/preview, POST /api/import
+	g.Add("", reflect.TypeFor[backup.SyncSettings]())           // GET, PUT /api/sync
+	g.Add("", reflect.TypeFor[backup.SyncInput]())              // PUT /api/sync
+	g.Add("", reflect.TypeFor[backup.SyncRun]())                // POST /api/sync/push, /pull
+	g.Add("", reflect.TypeFor[backup.SyncResult]())             // their reply
 	g.Add("", reflect.TypeFor[ClaudeCode]())                    // GET /api/claude-code
 	g.Add("ClaudeCodeApplied", reflect.TypeFor[tsClaudeCodeApplied]())
 	g.Add("PresetsReply", reflect.TypeFor[tsPresets]())      // GET /api/presets

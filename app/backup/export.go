@@ -124,7 +124,7 @@ func (b *Service[S]) ExportFile(w http.ResponseWriter, r *http.Request) error {
 			Message: "a file with keys is encrypted: give a passphrase to encrypt it with (you will need it to import the file)"}
 	}
 	if req.Passphrase != "" {
-		if err := CheckNewPassphrase("passphrase", req.Passphrase); err != nil {
+		if err := checkNewPassphrase("passphrase", req.Passphrase); err != nil {
 			return err
 		}
 	}
@@ -149,8 +149,8 @@ func (b *Service[S]) ExportFile(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// CheckNewPassphrase checks a passphrase that will encrypt files.
-func CheckNewPassphrase(field, p string) *apierr.Error {
+// checkNewPassphrase checks a passphrase that will encrypt files.
+func checkNewPassphrase(field, p string) *apierr.Error {
 	if n := len([]rune(p)); n < MinPassphrase {
 		return &apierr.Error{Status: http.StatusUnprocessableEntity, Code: "short_passphrase", Field: field,
 			Message: fmt.Sprintf("the passphrase must be at least %d characters long, not %d", MinPassphrase, n)}
