@@ -37,8 +37,8 @@ type importDoc[S any] struct {
 	Endpoints  []config.EndpointInput `json:"endpoints"`
 }
 
-// importFile is an export file as read: its document, with the settings laid
-// over the defaults (nil when the file has none), and how it came.
+// importFile is an export file as read: its document, with the settings
+// laid over the defaults (nil when the file has none), and how it came.
 type importFile[S any] struct {
 	doc       importDoc[S]
 	settings  *S
@@ -140,8 +140,8 @@ func (b *Service[S]) requestFile(r *http.Request) (*importFile[S], error) {
 	return b.readFile(r.Context(), body, pass)
 }
 
-// importPlan is a file made ready to apply to the configuration it was planned
-// on.
+// importPlan is a file made ready to apply to the configuration it was
+// planned on.
 type importPlan[S any] struct {
 	patches  []store.EndpointPatch
 	settings *S // nil: the file has none, the stored ones stay
