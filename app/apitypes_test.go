@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/backup"
 	"github.com/ccmesh/ccmesh/app/balance"
 	"github.com/ccmesh/ccmesh/app/health"
 	"github.com/ccmesh/ccmesh/breaker"
@@ -273,19 +274,19 @@ func frontendTypes() ([]byte, error) {
 	// The counts of a stats bucket, which the UI sums over any set of them
 	// (frontend/src/stats.ts).
 	g.Add("Totals", reflect.TypeFor[store.Counts]())
-	g.Add("", reflect.TypeFor[proxy.Explanation]())  // GET /api/route
-	g.Add("", reflect.TypeFor[Settings]())           // GET, PUT /api/settings
-	g.Add("", reflect.TypeFor[SettingsReply]())      // PUT /api/settings' answer
-	g.Add("", reflect.TypeFor[UpdateStatus]())       // GET /api/update, POST /api/update/check, the update event
-	g.Add("", reflect.TypeFor[PricesReply]())        // GET, PUT /api/prices
-	g.Add("ExportDoc", reflect.TypeFor[exportDoc]()) // GET /api/export, POST /api/import
-	g.Add("", reflect.TypeFor[ExportRequest]())      // POST /api/export
-	g.Add("", reflect.TypeFor[ImportReport]())       // POST /api/import/preview, POST /api/import
-	g.Add("", reflect.TypeFor[SyncSettings]())       // GET, PUT /api/sync
-	g.Add("", reflect.TypeFor[SyncInput]())          // PUT /api/sync
-	g.Add("", reflect.TypeFor[SyncRun]())            // POST /api/sync/push, /pull
-	g.Add("", reflect.TypeFor[SyncResult]())         // their reply
-	g.Add("", reflect.TypeFor[ClaudeCode]())         // GET /api/claude-code
+	g.Add("", reflect.TypeFor[proxy.Explanation]())             // GET /api/route
+	g.Add("", reflect.TypeFor[Settings]())                      // GET, PUT /api/settings
+	g.Add("", reflect.TypeFor[SettingsReply]())                 // PUT /api/settings' answer
+	g.Add("", reflect.TypeFor[UpdateStatus]())                  // GET /api/update, POST /api/update/check, the update event
+	g.Add("", reflect.TypeFor[PricesReply]())                   // GET, PUT /api/prices
+	g.Add("ExportDoc", reflect.TypeFor[backup.Doc[Settings]]()) // GET /api/export, POST /api/import
+	g.Add("", reflect.TypeFor[backup.ExportRequest]())          // POST /api/export
+	g.Add("", reflect.TypeFor[backup.ImportReport]())           // POST /api/import/preview, POST /api/import
+	g.Add("", reflect.TypeFor[backup.SyncSettings]())           // GET, PUT /api/sync
+	g.Add("", reflect.TypeFor[backup.SyncInput]())              // PUT /api/sync
+	g.Add("", reflect.TypeFor[backup.SyncRun]())                // POST /api/sync/push, /pull
+	g.Add("", reflect.TypeFor[backup.SyncResult]())             // their reply
+	g.Add("", reflect.TypeFor[ClaudeCode]())                    // GET /api/claude-code
 	g.Add("ClaudeCodeApplied", reflect.TypeFor[tsClaudeCodeApplied]())
 	g.Add("PresetsReply", reflect.TypeFor[tsPresets]())      // GET /api/presets
 	g.Add("", reflect.TypeFor[Codex]())                      // GET /api/codex

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ccmesh/ccmesh/app/backup"
 )
 
 // validateDesktopFile runs desktop-file-validate (Debian: desktop-file-utils);
@@ -113,7 +115,7 @@ func TestStartAtLoginStaysOutOfBackups(t *testing.T) {
 	r.decode(t, &doc)
 	doc["settings"].(map[string]any)["strategy"] = "round-robin"
 	file, _ := json.Marshal(doc)
-	var rep ImportReport
+	var rep backup.ImportReport
 	h.do("POST", "/api/import/preview", string(file)).decode(t, &rep)
 	if !slices.Equal(rep.Settings, []string{"strategy"}) {
 		t.Errorf("preview lists settings %q, want only strategy", rep.Settings)

@@ -23,7 +23,7 @@ func init() {
 
 // withPassphrase sets the import routes' passphrase header as the UI does.
 func withPassphrase(p string) func(*http.Request) {
-	return func(r *http.Request) { r.Header.Set(passphraseHeader, url.PathEscape(p)) }
+	return func(r *http.Request) { r.Header.Set(backup.PassphraseHeader, url.PathEscape(p)) }
 }
 
 func (h *harness) endpointNames() []string {
@@ -59,9 +59,9 @@ func TestEncryptedBackupRestores(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"no passphrase", nil, 422, codePassphraseRequired},
-		{"wrong passphrase", []func(*http.Request){withPassphrase("wrong horse battery")}, 422, codeBadPassphrase},
-		{"a header that is not percent-encoding", []func(*http.Request){func(r *http.Request) { r.Header.Set(passphraseHeader, "100%") }}, 400, "bad_passphrase_header"},
+		{"no passphrase", nil, 422, backup.CodePassphraseRequired},
+		{"wrong passphrase", []func(*http.Request){withPassphrase("wrong horse battery")}, 422, backup.CodeBadPassphrase},
+		{"a header that is not percent-encoding", []func(*http.Request){func(r *http.Request) { r.Header.Set(backup.PassphraseHeader, "100%") }}, 400, "bad_passphrase_header"},
 	} {
 		for _, path := range []string{"/api/import/preview", "/api/import"} {
 			r := dst.do("POST", path, string(file.body), tc.mod...)
@@ -78,9 +78,9 @@ func TestEncryptedBackupRestores(t *testing.T) {
 	}
 
 	r := dst.do("POST", "/api/import", string(file.body), withPassphrase(pass))
-	var rep ImportReport
+	var rep backup.ImportReport
 	r.decode(t, &rep)
-	if r.status != 200 || !rep.Encrypted || !rep.Keys || !slices.Equal(rep.Added, []string{"one"}) || rep.Schema != exportSchema {
+	if r.status != 200 || !rep.Encrypted || !rep.Keys || !slices.Equal(rep.Added, []string{"one"}) || rep.Schema != backup.Schema {
 		t.Fatalf("import: %d %s", r.status, r.body)
 	}
 	if got := dst.app.Snapshot().Settings.ClientToken; got != exportToken {
@@ -120,7 +120,7 @@ func TestImportPreview(t *testing.T) {
 	h := newHarness(t)
 	h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
 	h.mustCreate(`{"name":"y","base_url":"https://y.example","protocol":"anthropic"}`)
-	var file exportDoc
+	var file backup.Doc[Settings]
 	h.do("GET", "/api/export", "").decode(t, &file)
 	// The file: x with another path and in the fast queue, y as it is, a
 	// new w; no z (made after the export); another strategy.
@@ -128,7 +128,7 @@ func TestImportPreview(t *testing.T) {
 	file.Endpoints[0].BaseURL, file.Endpoints[0].Fast = &url2, &fast
 	w := storedEndpoint("w", "https://w.example", "openai-chat")
 	w.SortOrder = 2
-	file.Endpoints = append(file.Endpoints, patchOf(w))
+	file.Endpoints = append(file.Endpoints, store.PatchOf(w))
 	file.Settings.Strategy = "round-robin"
 	body, _ := json.Marshal(file)
 	h.mustCreate(`{"name":"z","base_url":"https://z.example","protocol":"anthropic"}`)
@@ -136,11 +136,11 @@ func TestImportPreview(t *testing.T) {
 	beforeEndpoints := h.do("GET", "/api/endpoints", "").body
 	beforeSettings := h.do("GET", "/api/settings", "").body
 	r := h.do("POST", "/api/import/preview", string(body))
-	var rep ImportReport
+	var rep backup.ImportReport
 	r.decode(t, &rep)
-	want := ImportReport{Replace: true, Schema: exportSchema, ExportedAt: rep.ExportedAt, Added: []string{"w"}, Changed: []string{"x"},
+	want := backup.ImportReport{Replace: true, Schema: backup.Schema, ExportedAt: rep.ExportedAt, Added: []string{"w"}, Changed: []string{"x"},
 		Removed: []string{"z"}, Fields: map[string][]string{"x": {"base_url", "fast"}}, Settings: []string{"strategy"}, Endpoints: 3,
-		KeyMoves: []KeyMove{}}
+		KeyMoves: []backup.KeyMove{}}
 	if r.status != 200 || !backup.SameJSON(rep, want) || rep.ExportedAt == nil {
 		t.Errorf("preview: %d %s\nwant %+v", r.status, r.body, want)
 	}
@@ -152,7 +152,7 @@ func TestImportPreview(t *testing.T) {
 	}
 
 	r = h.do("POST", "/api/import", string(body))
-	var done ImportReport
+	var done backup.ImportReport
 	r.decode(t, &done)
 	if r.status != 200 || !backup.SameJSON(done, rep) {
 		t.Errorf("import answered %d %s, want what the preview said", r.status, r.body)
@@ -187,7 +187,7 @@ func TestImportWithoutKeysKeepsThem(t *testing.T) {
 	h := exportSource(t)
 	file := h.do("POST", "/api/export", `{}`)
 	r := h.do("POST", "/api/import/preview", string(file.body))
-	var rep ImportReport
+	var rep backup.ImportReport
 	r.decode(t, &rep)
 	if r.status != 200 || rep.Keys || len(rep.Changed)+len(rep.Settings) != 0 {
 		t.Errorf("preview of the keyless export of the same: %d %s", r.status, r.body)
@@ -210,17 +210,17 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 	for _, path := range []string{"/api/import/preview", "/api/import"} {
 		r := h.do("POST", path, newer)
 		got := r.apiErr(t)
-		if r.status != 422 || got.Code != codeNewerSchema ||
+		if r.status != 422 || got.Code != backup.CodeNewerSchema ||
 			!strings.Contains(got.Message, "written by a newer ccmesh (schema 3); this one reads up to 2") {
 			t.Errorf("%s newer schema: %d %s", path, r.status, r.body)
 		}
 	}
 	const pass = "correct horse battery"
-	sealed, err := seal(t.Context(), []byte(newer), pass)
+	sealed, err := backup.Seal(t.Context(), []byte(newer), pass)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := h.do("POST", "/api/import", string(sealed), withPassphrase(pass)); r.status != 422 || r.errCode() != codeNewerSchema {
+	if r := h.do("POST", "/api/import", string(sealed), withPassphrase(pass)); r.status != 422 || r.errCode() != backup.CodeNewerSchema {
 		t.Errorf("encrypted newer schema: %d %s", r.status, r.body)
 	}
 	file := h.do("POST", "/api/export", `{"keys":true,"passphrase":"`+pass+`"}`).body
@@ -233,8 +233,8 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 		{"a byte changed", append(append([]byte{}, file[:len(file)-5]...), file[len(file)-5]^1, 0, 0, 0, 0)[:len(file)]},
 	} {
 		r := h.do("POST", "/api/import", string(tc.data), withPassphrase(pass))
-		if r.status != 422 || r.errCode() != codeCorruptFile || !strings.Contains(string(r.body), "damaged or incomplete") {
-			t.Errorf("%s: %d %s, want 422 %s", tc.name, r.status, r.body, codeCorruptFile)
+		if r.status != 422 || r.errCode() != backup.CodeCorruptFile || !strings.Contains(string(r.body), "damaged or incomplete") {
+			t.Errorf("%s: %d %s, want 422 %s", tc.name, r.status, r.body, backup.CodeCorruptFile)
 		}
 	}
 	if r := h.do("POST", "/api/import", `{"version":0,"endpoints":[]}`); r.status != 400 || r.errCode() != "bad_version" {
@@ -251,7 +251,7 @@ func TestImportRefusesNewerAndDamaged(t *testing.T) {
 func TestImportRefusesCostlyScrypt(t *testing.T) {
 	h := newHarness(t)
 	const pass = "correct horse battery"
-	sealed, err := seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
+	sealed, err := backup.Seal(t.Context(), []byte(`{"version":2,"endpoints":[]}`), pass)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,8 +263,8 @@ func TestImportRefusesCostlyScrypt(t *testing.T) {
 				t.Fatal("no work factor in the header")
 			}
 			r := h.do("POST", "/api/import/preview", string(crafted), withPassphrase(pass))
-			if r.status != 422 || r.errCode() != codeCorruptFile || !strings.Contains(string(r.body), "work factor too large") {
-				t.Errorf("factor %d: %d %s, want 422 %s", factor, r.status, r.body, codeCorruptFile)
+			if r.status != 422 || r.errCode() != backup.CodeCorruptFile || !strings.Contains(string(r.body), "work factor too large") {
+				t.Errorf("factor %d: %d %s, want 422 %s", factor, r.status, r.body, backup.CodeCorruptFile)
 			}
 		})
 	}
@@ -341,17 +341,17 @@ func TestKeylessImportMovingAKeyElsewhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.mustCreate(`{"name":"x","base_url":"https://x.example","protocol":"anthropic","api_key":"` + secretKey + `"}`)
-			var doc exportDoc
+			var doc backup.Doc[Settings]
 			h.do("GET", "/api/export", "").decode(t, &doc)
 			doc.Endpoints[0].BaseURL = &tc.to
 			file, _ := json.Marshal(doc)
 
-			var wantMoves []KeyMove
+			var wantMoves []backup.KeyMove
 			if tc.moves {
-				wantMoves = []KeyMove{{Name: "x", From: tc.wantFrom, To: strings.TrimSuffix(tc.to, "/v2")}}
+				wantMoves = []backup.KeyMove{{Name: "x", From: tc.wantFrom, To: strings.TrimSuffix(tc.to, "/v2")}}
 			}
 			for _, path := range []string{"/api/import/preview", "/api/import"} {
-				rep := okAs[ImportReport](t, h.do("POST", path+tc.query, string(file)))
+				rep := okAs[backup.ImportReport](t, h.do("POST", path+tc.query, string(file)))
 				if !backup.SameJSON(rep.KeyMoves, wantMoves) || rep.KeysMoved != (tc.moves && tc.keptKey) {
 					t.Errorf("%s: key_moves %+v keys_moved %v, want %+v %v", path, rep.KeyMoves, rep.KeysMoved, wantMoves, tc.moves && tc.keptKey)
 				}

@@ -44,7 +44,7 @@ func FuzzEndpointInput(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := json.Marshal(patchOf(e))
+		again, err := json.Marshal(store.PatchOf(e))
 		if err != nil {
 			t.Fatalf("encode %+v: %v", e, err)
 		}

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ccmesh/ccmesh/app/backup"
 )
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -62,9 +65,9 @@ func TestExportWithoutKeys(t *testing.T) {
 				t.Errorf("export without keys holds %q:\n%s", secret, r.body)
 			}
 		}
-		var doc exportDoc
+		var doc backup.Doc[Settings]
 		r.decode(t, &doc)
-		if doc.Version != exportSchema || doc.Keys || doc.ExportedAt.IsZero() || len(doc.Endpoints) != 2 ||
+		if doc.Version != backup.Schema || doc.Keys || doc.ExportedAt.IsZero() || len(doc.Endpoints) != 2 ||
 			!*doc.Endpoints[0].Fast || len(doc.Settings.Prices) != 1 || doc.Settings.Strategy != "priority" {
 			t.Errorf("export = %s", r.body)
 		}
@@ -81,8 +84,8 @@ func TestExportWithKeysIsEncrypted(t *testing.T) {
 	for _, tc := range []struct {
 		body, code string
 	}{
-		{`{"keys":true}`, codePassphraseRequired},
-		{`{"keys":true,"passphrase":""}`, codePassphraseRequired},
+		{`{"keys":true}`, backup.CodePassphraseRequired},
+		{`{"keys":true,"passphrase":""}`, backup.CodePassphraseRequired},
 		{`{"keys":true,"passphrase":"short"}`, "short_passphrase"},
 	} {
 		r := h.do("POST", "/api/export", tc.body)
@@ -109,11 +112,11 @@ func TestExportWithKeysIsEncrypted(t *testing.T) {
 	if ct, cd := r.header.Get("Content-Type"), r.header.Get("Content-Disposition"); ct != "application/octet-stream" || !strings.HasSuffix(cd, `.age"`) {
 		t.Errorf("encrypted file headers: %q %q", ct, cd)
 	}
-	plain, encrypted, err := openFile(t.Context(), r.body, "correct horse battery")
+	plain, encrypted, err := backup.Open(t.Context(), r.body, "correct horse battery", maxAdminBody)
 	if err != nil || !encrypted {
 		t.Fatalf("open the file: %v", err)
 	}
-	var doc exportDoc
+	var doc backup.Doc[Settings]
 	if err := json.Unmarshal(plain, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -126,16 +129,16 @@ func TestExportWithKeysIsEncrypted(t *testing.T) {
 func TestConfigHash(t *testing.T) {
 	h := exportSource(t)
 	st := h.app.Snapshot()
-	before := configHash(st)
-	var doc exportDoc
+	before := backup.ConfigHash(backupConfig(st))
+	var doc backup.Doc[Settings]
 	if err := json.Unmarshal(h.exportWithKeys(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.hash() != before {
+	if doc.Hash() != before {
 		t.Errorf("the exported document's hash differs from the state's")
 	}
 	h.do("PUT", "/api/settings", `{"strategy":"sticky"}`)
-	if after := configHash(h.app.Snapshot()); after == before {
+	if after := backup.ConfigHash(backupConfig(h.app.Snapshot())); after == before {
 		t.Errorf("a changed setting left the hash as it was")
 	}
 }
@@ -149,7 +152,7 @@ func (h *harness) exportWithKeys() []byte {
 	if r.status != 200 {
 		h.t.Fatalf("export with keys: %d %s", r.status, r.body)
 	}
-	plain, _, err := openFile(h.t.Context(), r.body, pass)
+	plain, _, err := backup.Open(h.t.Context(), r.body, pass, maxAdminBody)
 	if err != nil {
 		h.t.Fatalf("open the export: %v", err)
 	}
@@ -175,4 +178,9 @@ func TestGetExportRefusesKeys(t *testing.T) {
 			t.Errorf("GET /api/export%s: %d, want 200 without keys", q, r.status)
 		}
 	}
+}
+
+// exportOf is st's export document (backup.DocOf).
+func exportOf(st *State, keys bool, now time.Time) backup.Doc[Settings] {
+	return backup.DocOf(backupConfig(st), keys, now)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/backup"
 	"github.com/ccmesh/ccmesh/app/pricing"
 	"github.com/ccmesh/ccmesh/proxy"
 )
@@ -191,7 +192,7 @@ func TestEndpointPriceMultiplierAPI(t *testing.T) {
 	if r := h.do("PUT", fmt.Sprintf("/api/endpoints/%d", a.ID), `{"price_multiplier":"2"}`); r.status != 400 || r.errCode() != "bad_json" {
 		t.Errorf("string multiplier: %d %s", r.status, r.body)
 	}
-	var doc exportDoc
+	var doc backup.Doc[Settings]
 	h.do("GET", "/api/export", "").decode(t, &doc)
 	if len(doc.Endpoints) != 2 || *doc.Endpoints[0].PriceMultiplier != 1.2 || *doc.Endpoints[1].PriceMultiplier != 0.25 {
 		t.Errorf("export endpoints: %+v", doc.Endpoints)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ccmesh/ccmesh/app/backup"
 	"golang.org/x/net/webdav"
 )
 
@@ -79,7 +80,7 @@ func (d *davServer) log() []string {
 // file is the sync file's bytes, nil when there is none.
 func (d *davServer) file() []byte {
 	d.t.Helper()
-	f, err := d.fs.OpenFile(d.t.Context(), davFolder+syncFileName, os.O_RDONLY, 0)
+	f, err := d.fs.OpenFile(d.t.Context(), davFolder+backup.FileName, os.O_RDONLY, 0)
 	if os.IsNotExist(err) {
 		return nil
 	}
@@ -116,7 +117,7 @@ func (d *davServer) names() []string {
 
 func (d *davServer) writeFile(data []byte) {
 	d.t.Helper()
-	f, err := d.fs.OpenFile(d.t.Context(), davFolder+syncFileName, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := d.fs.OpenFile(d.t.Context(), davFolder+backup.FileName, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		d.t.Fatal(err)
 	}
@@ -131,24 +132,24 @@ func (d *davServer) writeFile(data []byte) {
 // syncTo points h's sync at d with the given password.
 func (h *harness) syncTo(d *davServer, password string) {
 	h.t.Helper()
-	body, _ := json.Marshal(SyncInput{URL: new(d.url()), User: new(davUser), Password: &password, Passphrase: new(syncPhrase)})
+	body, _ := json.Marshal(backup.SyncInput{URL: new(d.url()), User: new(davUser), Password: &password, Passphrase: new(syncPhrase)})
 	if r := h.do("PUT", "/api/sync", string(body)); r.status != 200 {
 		h.t.Fatalf("PUT /api/sync: %d %s", r.status, r.body)
 	}
 }
 
-// sync calls push or pull with body and decodes a SyncResult reply.
-func (h *harness) sync(dir, body string) (resp, SyncResult) {
+// sync calls push or pull with body and decodes a backup.SyncResult reply.
+func (h *harness) sync(dir, body string) (resp, backup.SyncResult) {
 	h.t.Helper()
 	r := h.do("POST", "/api/sync/"+dir, body)
-	var res SyncResult
+	var res backup.SyncResult
 	if r.status == 200 || r.status == 409 {
 		r.decode(h.t, &res)
 	}
 	return r, res
 }
 
-func (h *harness) mustSync(dir, body, action string) SyncResult {
+func (h *harness) mustSync(dir, body, action string) backup.SyncResult {
 	h.t.Helper()
 	r, res := h.sync(dir, body)
 	if r.status != 200 || !res.OK || res.Action != action || res.LastSync == nil {
@@ -159,7 +160,7 @@ func (h *harness) mustSync(dir, body, action string) SyncResult {
 
 func (h *harness) lastSync() string {
 	h.t.Helper()
-	var s SyncSettings
+	var s backup.SyncSettings
 	h.do("GET", "/api/sync", "").decode(h.t, &s)
 	if s.LastSync == nil {
 		return ""
@@ -168,7 +169,7 @@ func (h *harness) lastSync() string {
 }
 
 // configOf is h's whole configuration with keys, to compare two data dirs.
-func configOf(h *harness) string { return configHash(h.app.Snapshot()) }
+func configOf(h *harness) string { return backup.ConfigHash(backupConfig(h.app.Snapshot())) }
 
 // Two data dirs sync through one WebDAV folder: what one pushes the other
 // pulls, keys included; a push or pull that would overwrite a change made
@@ -196,10 +197,10 @@ func TestSyncTwoDataDirs(t *testing.T) {
 		}
 	}
 	if len(moves) != 1 || moves[0] != "MOVE "+davFolder+strings.TrimPrefix(puts[len(puts)-1], "PUT "+davFolder) ||
-		slices.Contains(puts, "PUT "+davFolder+syncFileName) {
+		slices.Contains(puts, "PUT "+davFolder+backup.FileName) {
 		t.Errorf("upload: PUTs %v, MOVEs %v; want a temporary file moved over the sync file", puts, moves)
 	}
-	if got := d.names(); !slices.Equal(got, []string{syncFileName}) {
+	if got := d.names(); !slices.Equal(got, []string{backup.FileName}) {
 		t.Errorf("the sync folder holds %v", got)
 	}
 	file := d.file()
@@ -349,7 +350,7 @@ func TestSyncFailuresChangeNothing(t *testing.T) {
 			}
 			d.setFault(nil)
 			b.syncTo(d, davPass)
-			if names := d.names(); !slices.Equal(names, []string{syncFileName}) {
+			if names := d.names(); !slices.Equal(names, []string{backup.FileName}) {
 				t.Errorf("after the failure the folder holds %v", names)
 			}
 			// b's change is still its own since the last sync: it pushes.
@@ -376,8 +377,8 @@ func TestSyncRefusesABadRemoteFile(t *testing.T) {
 		data []byte
 		code string
 	}{
-		{"cut short", full[:len(full)-17], codeCorruptFile},
-		{"cut in half", full[:len(full)/2], codeCorruptFile},
+		{"cut short", full[:len(full)-17], backup.CodeCorruptFile},
+		{"cut in half", full[:len(full)/2], backup.CodeCorruptFile},
 	} {
 		d.writeFile(tc.data)
 		r, _ := b.sync("pull", "")
@@ -397,7 +398,7 @@ func TestSyncRefusesABadRemoteFile(t *testing.T) {
 		t.Fatalf("PUT passphrase: %d %s", r.status, r.body)
 	}
 	d.writeFile(full)
-	if r, _ := b.sync("pull", ""); r.status != 422 || r.errCode() != codeBadPassphrase ||
+	if r, _ := b.sync("pull", ""); r.status != 422 || r.errCode() != backup.CodeBadPassphrase ||
 		!strings.Contains(string(r.body), "does not open with the saved passphrase") {
 		t.Errorf("another passphrase: %d %s", r.status, r.body)
 	}
@@ -409,9 +410,9 @@ func TestSyncRefusesABadRemoteFile(t *testing.T) {
 // The sync settings: the password and passphrase are written, never read.
 func TestSyncSettings(t *testing.T) {
 	h := newHarness(t)
-	var s SyncSettings
+	var s backup.SyncSettings
 	h.do("GET", "/api/sync", "").decode(t, &s)
-	if s.URL != "" || s.HasPassword || s.HasPassphrase || s.LastSync != nil || s.File != syncFileName {
+	if s.URL != "" || s.HasPassword || s.HasPassphrase || s.LastSync != nil || s.File != backup.FileName {
 		t.Errorf("fresh sync settings = %+v", s)
 	}
 	if r, _ := h.sync("push", ""); r.status != 422 || r.errCode() != "sync_not_configured" {
@@ -466,7 +467,7 @@ func TestSyncURLRules(t *testing.T) {
 		{"https://dav.example/dav/#", "without ? or #"},
 		{"webdav://dav.example/", "http:// or https://"},
 	} {
-		body, _ := json.Marshal(SyncInput{URL: &tc.url})
+		body, _ := json.Marshal(backup.SyncInput{URL: &tc.url})
 		r := h.do("PUT", "/api/sync", string(body))
 		if got := r.apiErr(t); r.status != 422 || got.Code != "invalid_sync_url" || got.Field != "url" || !strings.Contains(got.Message, tc.says) {
 			t.Errorf("PUT url %q: %d %s, want 422 invalid_sync_url saying %q", tc.url, r.status, r.body, tc.says)
@@ -483,11 +484,11 @@ func TestSyncURLRules(t *testing.T) {
 		{"http://localhost/dav/", false},
 		{"http://[::1]:8080/dav/", false},
 	} {
-		body, _ := json.Marshal(SyncInput{URL: &tc.url})
+		body, _ := json.Marshal(backup.SyncInput{URL: &tc.url})
 		r := h.do("PUT", "/api/sync", string(body))
-		put := okAs[SyncSettings](t, r)
-		got := okAs[SyncSettings](t, h.do("GET", "/api/sync", ""))
-		for _, s := range []SyncSettings{put, got} {
+		put := okAs[backup.SyncSettings](t, r)
+		got := okAs[backup.SyncSettings](t, h.do("GET", "/api/sync", ""))
+		for _, s := range []backup.SyncSettings{put, got} {
 			if warned := strings.Contains(s.Warning, "unencrypted"); warned != tc.warn {
 				t.Errorf("url %s: warning %q, want one: %v", tc.url, s.Warning, tc.warn)
 			}

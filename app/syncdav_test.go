@@ -70,7 +70,7 @@ func TestAdminHandlerPanicIsRecovered(t *testing.T) {
 		inWindow  bool
 		logSays   string
 	}{
-		{"nil dereference in the window", func() { var f *davFile; _ = f.ETag }, true, "nil pointer dereference"},
+		{"nil dereference in the window", func() { var f *backup.File; _ = f.ETag }, true, "nil pointer dereference"},
 		{"a value holding a key", func() { panic("key " + secretKey) }, true, "string"},
 		{"on the listener", func() { _ = strings.Fields("one")[len(secretKey)] }, false, "index out of range"},
 	}
@@ -137,7 +137,7 @@ func TestSyncCapsWhatItReads(t *testing.T) {
 		{"a PROPFIND with a huge display name", "PROPFIND", func(w http.ResponseWriter) {
 			w.WriteHeader(http.StatusMultiStatus)
 			io.WriteString(w, `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/dav/ccmesh/`+
-				syncFileName+`</d:href><d:propstat><d:prop><d:displayname>`)
+				backup.FileName+`</d:href><d:propstat><d:prop><d:displayname>`)
 			stream(w, 4*backup.MaxAnswer)
 			io.WriteString(w, `</d:displayname></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>`)
 		}, "answered PROPFIND with more than 64 KiB"},
@@ -206,7 +206,7 @@ func TestSyncPushDoesNotOverwriteAConcurrentPush(t *testing.T) {
 			wantMove: func(r *http.Request) string {
 				want := "<" + r.Header.Get("Destination") + "> ([\""
 				if got := r.Header.Get("If"); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "\"])") ||
-					!strings.HasSuffix(r.Header.Get("Destination"), "/"+syncFileName) {
+					!strings.HasSuffix(r.Header.Get("Destination"), "/"+backup.FileName) {
 					return fmt.Sprintf("If %q, want %s…\"])", got, want)
 				}
 				return ""
@@ -251,7 +251,7 @@ func TestSyncPushDoesNotOverwriteAConcurrentPush(t *testing.T) {
 			if got := d.file(); !bytes.Equal(got, other) {
 				t.Errorf("the remote file is %.40q, want the other computer's", got)
 			}
-			if names := d.names(); !slices.Equal(names, []string{syncFileName}) {
+			if names := d.names(); !slices.Equal(names, []string{backup.FileName}) {
 				t.Errorf("the folder holds %v", names)
 			}
 			if configOf(b) != before || b.lastSync() != synced {

@@ -42,7 +42,7 @@ func BenchmarkInsertBatch(b *testing.B) {
 	b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "rows/s")
 }
 
-func openBenchDB(b *testing.B) *DB {
+func openBenchDB(b testing.TB) *DB {
 	b.Helper()
 	db, err := Open(b.Context(), b.TempDir()+"/ccmesh.db")
 	if err != nil {

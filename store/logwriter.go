@@ -58,6 +58,12 @@ type LogWriterOptions struct {
 	// Size); a row that would pass it is queued without its capture, which
 	// CapturesDropped counts. 0 means 64 MiB.
 	CaptureQueueBytes int64
+	// CheckpointIdle is how long after its last batch, with none since, the
+	// writer checkpoints the WAL (DB.Checkpoint): the copy into the
+	// database file, tens of milliseconds that cannot pause, is done while
+	// no request is being logged rather than inside a commit under load
+	// (db.go, walAutoCheckpoint). 0 means a second; below 0, never.
+	CheckpointIdle time.Duration
 }
 
 func (o *LogWriterOptions) setDefaults() {
@@ -78,6 +84,9 @@ func (o *LogWriterOptions) setDefaults() {
 	}
 	if o.CaptureQueueBytes <= 0 {
 		o.CaptureQueueBytes = defaultCaptureQueue
+	}
+	if o.CheckpointIdle == 0 {
+		o.CheckpointIdle = time.Second
 	}
 }
 
@@ -113,6 +122,8 @@ type LogWriter struct {
 	capQueued  atomic.Int64
 	capDropped atomic.Uint64
 	zenc       *zstd.Encoder // the writer goroutine's; made at its first capture
+	// checkpoints counts the idle checkpoints that succeeded.
+	checkpoints atomic.Uint64
 }
 
 // NewLogWriter starts a writer over db. Close it before closing db.
@@ -228,6 +239,12 @@ func (w *LogWriter) run() {
 	flush := time.NewTimer(w.opts.FlushInterval)
 	flush.Stop()
 	defer flush.Stop()
+	// idle fires CheckpointIdle after the last batch written; it is reset
+	// by every batch and stopped while nothing was written since the last
+	// checkpoint, so an idle writer never wakes.
+	idle := time.NewTimer(time.Hour)
+	idle.Stop()
+	defer idle.Stop()
 
 	batch := make([]RequestLog, 0, w.opts.BatchSize)
 	for {
@@ -255,6 +272,9 @@ func (w *LogWriter) run() {
 				pruneArmed = false
 				w.prune()
 				continue
+			case <-idle.C:
+				w.checkpoint()
+				continue
 			case <-w.stop:
 				w.drain(batch)
 				return
@@ -264,6 +284,9 @@ func (w *LogWriter) run() {
 		w.write(batch)
 		w.pending.Add(-int64(len(batch)))
 		batch = batch[:0]
+		if w.opts.CheckpointIdle > 0 {
+			idle.Reset(w.opts.CheckpointIdle)
+		}
 		if w.opts.Retention != nil && !pruneArmed {
 			pruneArmed = true
 			pruneAt.Reset(w.opts.PruneInterval)
@@ -390,6 +413,19 @@ func (w *LogWriter) encode(v any, field string) []byte {
 		return nil
 	}
 	return b
+}
+
+// Checkpoints is how many idle checkpoints the writer made.
+func (w *LogWriter) Checkpoints() uint64 { return w.checkpoints.Load() }
+
+// checkpoint copies the WAL into the database file once the writer has
+// been idle for CheckpointIdle.
+func (w *LogWriter) checkpoint() {
+	if err := w.db.Checkpoint(w.ctx); err != nil {
+		w.log.Warn().Err(err).Str(logcode.Field, logcode.LogCheckpoint).Msg("checkpoint the database")
+		return
+	}
+	w.checkpoints.Add(1)
 }
 
 func (w *LogWriter) prune() {

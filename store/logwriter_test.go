@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -315,4 +317,68 @@ func rowIDs(rows []RequestLog) []int64 {
 		ids[i] = r.ID
 	}
 	return ids
+}
+
+// TestLogWriterCheckpointsWhenIdle: a second after its last batch, and
+// only then, the writer checkpoints the WAL; while batches keep coming it
+// does not, and an idle writer does not again.
+func TestLogWriterCheckpointsWhenIdle(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db := openBubbleDB(t, dir)
+		defer db.Close()
+		w := NewLogWriter(db, LogWriterOptions{BatchSize: 2, FlushInterval: time.Hour})
+		defer w.Close(context.Background())
+		write := func() {
+			w.Enqueue(RequestLog{Path: "/v1/messages", Status: 200})
+			w.Enqueue(RequestLog{Path: "/v1/messages", Status: 200})
+			synctest.Wait()
+		}
+		for range 5 { // a batch every 900 ms: never a second idle
+			write()
+			advance(900 * time.Millisecond)
+		}
+		if n := w.Checkpoints(); n != 0 {
+			t.Fatalf("%d checkpoints while batches kept coming, want 0", n)
+		}
+		advance(100 * time.Millisecond)
+		if n := w.Checkpoints(); n != 1 {
+			t.Fatalf("%d checkpoints a second after the last batch, want 1", n)
+		}
+		advance(time.Hour)
+		if n := w.Checkpoints(); n != 1 {
+			t.Errorf("%d checkpoints after an idle hour, want still 1 (an idle writer does not wake)", n)
+		}
+		if rows := countLogs(t, db); rows != 10 {
+			t.Errorf("%d rows, want 10", rows)
+		}
+	})
+}
+
+// TestCheckpointMovesTheWAL: rows committed stay in the WAL (the
+// automatic checkpoint is 4000 pages away) until DB.Checkpoint copies
+// them into the database file, which grows by their pages.
+func TestCheckpointMovesTheWAL(t *testing.T) {
+	db := openBenchDB(t)
+	batch := make([]RequestLog, 500)
+	for i := range batch {
+		batch[i] = RequestLog{Path: "/v1/messages", Status: 500, Error: strings.Repeat("upstream said no ", 20)}
+	}
+	if err := db.insertLogs(context.Background(), batch, make([][]byte, len(batch)), make([][]byte, len(batch))); err != nil {
+		t.Fatal(err)
+	}
+	size := func() int64 {
+		fi, err := os.Stat(db.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	if err := db.Checkpoint(context.Background()); err != nil {
+		t.Fatalf("Checkpoint: %v", err)
+	}
+	if after := size(); after <= before {
+		t.Errorf("database file %d bytes after Checkpoint, %d before: want it grown by the rows' pages", after, before)
+	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ccmesh/ccmesh/store"
 )
 
-// What an import changes (docs/BEHAVIOUR.md#backup-and-sync): the app
+// What an import changes (docs/BEHAVIOUR.md#backup-and-sync): import.go
 // validates the file and applies it; the report of what it changes is
 // worked out here, from the stored configuration and the file's.
 

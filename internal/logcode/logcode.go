@@ -23,9 +23,10 @@ const (
 	TestNotStored       = "TEST-001" // an endpoint test's result could not be stored
 
 	// store
-	LogRowsLost  = "LOG-001" // a batch of request log rows could not be written
-	LogEncode    = "LOG-002" // a request log value could not be encoded
-	LogPruneFail = "LOG-003" // pruning the request log failed
+	LogRowsLost   = "LOG-001" // a batch of request log rows could not be written
+	LogEncode     = "LOG-002" // a request log value could not be encoded
+	LogPruneFail  = "LOG-003" // pruning the request log failed
+	LogCheckpoint = "LOG-004" // the idle checkpoint of the database's WAL failed
 
 	// proxy
 	LearnedDrop = "PXY-001" // an endpoint refused parts of a request; they are left out from now on

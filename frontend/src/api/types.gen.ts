@@ -351,7 +351,7 @@ export interface Explanation {
   rules: RuleMatch[];
 }
 
-/** Go: app.exportDoc */
+/** Go: backup.Doc[github.com/ccmesh/ccmesh/app.Settings] */
 export interface ExportDoc {
   version: number;
   exported_at: string;
@@ -360,7 +360,7 @@ export interface ExportDoc {
   endpoints: EndpointPatch[];
 }
 
-/** Go: app.ExportRequest */
+/** Go: backup.ExportRequest */
 export interface ExportRequest {
   keys: boolean;
   passphrase: string;
@@ -732,7 +732,7 @@ export interface StatsReply {
   buckets: StatBucket[];
 }
 
-/** Go: app.SyncInput */
+/** Go: backup.SyncInput */
 export interface SyncInput {
   url: string | null;
   user: string | null;
@@ -740,7 +740,7 @@ export interface SyncInput {
   passphrase: string | null;
 }
 
-/** Go: app.SyncResult */
+/** Go: backup.SyncResult */
 export interface SyncResult {
   ok: boolean;
   conflict: boolean;
@@ -752,12 +752,12 @@ export interface SyncResult {
   import?: ImportReport;
 }
 
-/** Go: app.SyncRun */
+/** Go: backup.SyncRun */
 export interface SyncRun {
   force: string;
 }
 
-/** Go: app.SyncSettings */
+/** Go: backup.SyncSettings */
 export interface SyncSettings {
   url: string;
   user: string;
@@ -769,7 +769,7 @@ export interface SyncSettings {
   warning: string;
 }
 
-/** Go: app.SyncSide */
+/** Go: backup.SyncSide */
 export interface SyncSide {
   changed: boolean;
   modified_at: string | null;

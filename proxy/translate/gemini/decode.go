@@ -10,18 +10,13 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
-// DecodeRequest reads a generateContent request body. The model and the
-// stream flag are not in it (a Gemini client gives them in the path,
-// ParsePath): the proxy sets Request.Model and Stream.
+// DecodeRequest reads a generateContent request body in one pass
+// (conv.Reader): nested json.Unmarshal calls over json.RawMessage parts
+// walked each text several times (bench/NOTES.md, "Request decoding").
+// The model and the stream flag are not in it (a Gemini client gives them
+// in the path, ParsePath): the proxy sets Request.Model and Stream.
 func (c codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, fmt.Errorf("gemini request: %w", err)
-	}
-	if top == nil {
-		return nil, errors.New("gemini request: the body is not a JSON object")
-	}
-	d := &requestDecoder{top: top, r: &conv.Request{From: Protocol}}
+	d := &requestDecoder{rd: conv.NewReader(body), r: &conv.Request{From: Protocol}}
 	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("gemini request: %w", err)
 	}
@@ -31,29 +26,94 @@ func (c codec) DecodeRequest(body []byte) (*conv.Request, error) {
 	return d.r, nil
 }
 
+// requestDecoder reads the body's members as they come. The top-level
+// names match exactly (a member of another spelling travels in Extra), and
+// a later duplicate member replaces an earlier one, value and error.
 type requestDecoder struct {
-	top map[string]json.RawMessage
-	r   *conv.Request
+	rd *conv.Reader
+	r  *conv.Request
+
+	sawContents bool
+	open        []conv.Part // calls not yet answered, in order
+	roleErr     error       // the first content of an unknown role
+	extra       map[string]json.RawMessage
+	genExtra    map[string]json.RawMessage // generationConfig's members the model does not carry
+	// errs holds, by member, why its last occurrence was refused; they
+	// are returned once the whole body is known to be JSON, in the order
+	// of errOrder (the order the members were checked in before the
+	// decoder read in one pass).
+	errs conv.Refusals
 }
 
-func (d *requestDecoder) take(name string) (json.RawMessage, bool) {
-	raw, ok := d.top[name]
-	if !ok {
-		return nil, false
+var errOrder = []string{"model", "systemInstruction", "contents", "tools", "toolConfig", "generationConfig"}
+
+func (d *requestDecoder) decode() error {
+	if err := d.rd.Body(d.checked, "the body is not a JSON object"); err != nil {
+		return err
 	}
-	delete(d.top, name)
-	return raw, !isNull(raw)
+	for _, name := range errOrder {
+		if name == "contents" && !d.sawContents {
+			return errors.New("contents: missing")
+		}
+		if err := d.errs[name]; err != nil {
+			return err
+		}
+		if name == "contents" && d.roleErr != nil {
+			return d.roleErr
+		}
+	}
+	if len(d.genExtra) > 0 {
+		d.setExtra("generationConfig", conv.Marshal(d.genExtra))
+	}
+	d.r.Extra = d.extra
+	return nil
 }
 
-func (d *requestDecoder) field(name string, dst any) error {
-	raw, ok := d.take(name)
-	if !ok {
+// checked reads one top-level member; a member it refuses is skipped (and
+// so checked to be JSON) and its error kept for the end.
+func (d *requestDecoder) checked(key []byte) error {
+	name := string(key)
+	return d.errs.Read(d.rd, name, func() error { return d.member(name) })
+}
+
+// member reads one top-level member, from scratch: a duplicate replaces
+// what an earlier one read.
+func (d *requestDecoder) member(name string) error {
+	rd, r := d.rd, d.r
+	var err error
+	switch name {
+	case "model":
+		r.Model = ""
+		err = rd.String(&r.Model)
+	case "systemInstruction":
+		err = d.system()
+	case "contents":
+		err = d.contents()
+	case "tools":
+		return d.tools()
+	case "toolConfig":
+		err = d.toolConfig()
+	case "generationConfig":
+		return d.generationConfig()
+	default:
+		raw, err := rd.Raw()
+		if err != nil {
+			return err
+		}
+		d.setExtra(name, raw)
 		return nil
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+func (d *requestDecoder) setExtra(name string, raw json.RawMessage) {
+	if d.extra == nil {
+		d.extra = make(map[string]json.RawMessage)
+	}
+	d.extra[name] = raw
 }
 
 func (d *requestDecoder) drop(what string) {
@@ -65,92 +125,89 @@ func (d *requestDecoder) drop(what string) {
 	d.r.Dropped = append(d.r.Dropped, what)
 }
 
-func (d *requestDecoder) decode() error {
-	if err := d.field("model", &d.r.Model); err != nil {
+// system reads systemInstruction: its non-empty texts.
+func (d *requestDecoder) system() error {
+	d.r.System = nil
+	if null, err := d.rd.Null(); null || err != nil {
 		return err
 	}
-	var sys *wireContent
-	if err := d.field("systemInstruction", &sys); err != nil {
+	var sys wireContent
+	if err := readContent(d.rd, &sys); err != nil {
 		return err
 	}
-	if sys != nil {
-		for _, p := range sys.Parts {
-			if p.Text != nil && *p.Text != "" {
-				d.r.System = append(d.r.System, conv.Part{Kind: conv.PartText, Text: *p.Text})
-			}
+	for _, p := range sys.Parts {
+		if p.Text != nil && *p.Text != "" {
+			d.r.System = append(d.r.System, conv.Part{Kind: conv.PartText, Text: *p.Text})
 		}
-	}
-	var contents []wireContent
-	raw, ok := d.take("contents")
-	if !ok {
-		return errors.New("contents: missing")
-	}
-	if err := json.Unmarshal(raw, &contents); err != nil {
-		return fmt.Errorf("contents: %w", err)
-	}
-	if err := d.contents(contents); err != nil {
-		return err
-	}
-	if err := d.tools(); err != nil {
-		return err
-	}
-	if err := d.toolConfig(); err != nil {
-		return err
-	}
-	if err := d.generationConfig(); err != nil {
-		return err
-	}
-	if len(d.top) > 0 {
-		d.r.Extra = d.top
 	}
 	return nil
 }
 
-// contents reads the turns. Calls without an id get one made up from
-// their place in the history, and a result without an id is paired with
-// the first call of its name not yet answered, else the first one not yet
-// answered at all (Gemini pairs results with calls by name and order).
-func (d *requestDecoder) contents(contents []wireContent) error {
-	var open []conv.Part // calls not yet answered, in order
-	for i, c := range contents {
-		var role conv.Role
-		switch c.Role {
-		case "user", "", "function":
-			role = conv.RoleUser
-		case "model":
-			role = conv.RoleAssistant
-		default:
-			return fmt.Errorf("contents[%d]: unknown role %q", i, c.Role)
-		}
-		m := conv.Message{Role: role}
-		calls := 0
-		for j := range c.Parts {
-			p, ok := partIn(&c.Parts[j])
-			if !ok {
-				continue
-			}
-			switch p.Kind {
-			case conv.PartToolCall:
-				if p.CallID == "" {
-					p.CallID = historyCallID(i, calls)
-				}
-				calls++
-				open = append(open, p)
-				// The thinking an answer began with goes back at the start
-				// of its turn, where the Messages API wants it.
-				if thinking, ok := carriedThinking(c.Parts[j].ThoughtSignature); ok && !hasSignedThinking(m.Parts) {
-					m.Parts = append(thinking, m.Parts...)
-				}
-			case conv.PartToolResult:
-				p.CallID, open = pairResult(p, open)
-			}
-			m.Parts = appendPart(m.Parts, p)
-		}
-		if len(m.Parts) > 0 {
-			d.r.Messages = append(d.r.Messages, m)
-		}
+// contents reads the turns, each made into a message as soon as it is
+// read; a null is no contents.
+func (d *requestDecoder) contents() error {
+	d.r.Messages, d.open, d.roleErr = nil, nil, nil
+	if null, err := d.rd.Null(); null || err != nil {
+		d.sawContents = false
+		return err
 	}
-	return nil
+	d.sawContents = true
+	return d.rd.Array(func(i int) error {
+		var c wireContent
+		if err := readContent(d.rd, &c); err != nil {
+			return err
+		}
+		d.content(i, &c)
+		return nil
+	})
+}
+
+// content makes contents[i] a message. Calls without an id get one made
+// up from their place in the history, and a result without an id is
+// paired with the first call of its name not yet answered, else the first
+// one not yet answered at all (Gemini pairs results with calls by name
+// and order).
+func (d *requestDecoder) content(i int, c *wireContent) {
+	if d.roleErr != nil {
+		return
+	}
+	var role conv.Role
+	switch c.Role {
+	case "user", "", "function":
+		role = conv.RoleUser
+	case "model":
+		role = conv.RoleAssistant
+	default:
+		d.roleErr = fmt.Errorf("contents[%d]: unknown role %q", i, c.Role)
+		return
+	}
+	m := conv.Message{Role: role}
+	calls := 0
+	for j := range c.Parts {
+		p, ok := partIn(&c.Parts[j])
+		if !ok {
+			continue
+		}
+		switch p.Kind {
+		case conv.PartToolCall:
+			if p.CallID == "" {
+				p.CallID = historyCallID(i, calls)
+			}
+			calls++
+			d.open = append(d.open, p)
+			// The thinking an answer began with goes back at the start
+			// of its turn, where the Messages API wants it.
+			if thinking, ok := carriedThinking(c.Parts[j].ThoughtSignature); ok && !hasSignedThinking(m.Parts) {
+				m.Parts = append(thinking, m.Parts...)
+			}
+		case conv.PartToolResult:
+			p.CallID, d.open = pairResult(p, d.open)
+		}
+		m.Parts = appendPart(m.Parts, p)
+	}
+	if len(m.Parts) > 0 {
+		d.r.Messages = append(d.r.Messages, m)
+	}
 }
 
 // appendPart adds p to parts; a signature on an empty text part (where a
@@ -265,15 +322,11 @@ func mediaPart(mime, data, uri string) conv.Part {
 // object's JSON text; images in its parts join its content.
 func resultIn(fr *wireResult) conv.Part {
 	p := conv.Part{Kind: conv.PartToolResult, CallID: fr.ID, Name: fr.Name}
-	text := string(bytes.TrimSpace(fr.Response))
-	var one map[string]json.RawMessage
-	if json.Unmarshal(fr.Response, &one) == nil && len(one) == 1 {
-		for k, v := range one {
-			var s string
-			if (k == "output" || k == "error") && json.Unmarshal(v, &s) == nil {
-				text, p.IsError = s, k == "error"
-			}
-		}
+	var text string
+	if fr.read.ok {
+		text, p.IsError = fr.read.text, fr.read.isError
+	} else {
+		text, p.IsError = responseText(fr.Response)
 	}
 	if text != "" && text != "null" {
 		p.Content = append(p.Content, conv.Part{Kind: conv.PartText, Text: text})
@@ -286,43 +339,54 @@ func resultIn(fr *wireResult) conv.Part {
 	return p
 }
 
-func (d *requestDecoder) tools() error {
-	var tools []json.RawMessage
-	if err := d.field("tools", &tools); err != nil {
-		return err
+// responseText is the text of a response already decoded as raw JSON (a
+// function response in an answer): what readResponse makes of one as it
+// reads a request.
+func responseText(raw json.RawMessage) (text string, isError bool) {
+	text = string(bytes.TrimSpace(raw))
+	var one map[string]json.RawMessage
+	if json.Unmarshal(raw, &one) == nil && len(one) == 1 {
+		for k, v := range one {
+			var s string
+			if (k == "output" || k == "error") && json.Unmarshal(v, &s) == nil {
+				text, isError = s, k == "error"
+			}
+		}
 	}
-	for i, raw := range tools {
+	return text, isError
+}
+
+// tools reads the tool entries: their function declarations; an entry
+// without any (a hosted tool) is named in Dropped.
+func (d *requestDecoder) tools() error {
+	d.r.Tools, d.r.Dropped = nil, nil
+	rd := d.rd
+	if k := rd.Kind(); k != '[' && k != 'n' {
+		return fmt.Errorf("tools: %w", rd.Array(nil))
+	}
+	return rd.Array(func(i int) error {
 		var t wireTool
-		if err := json.Unmarshal(raw, &t); err != nil {
+		hosted, err := readTool(rd, &t)
+		if err != nil {
 			return fmt.Errorf("tools[%d]: %w", i, err)
 		}
 		if t.FunctionDeclarations == nil {
-			d.drop(hostedName(raw))
-			continue
+			d.drop(hosted)
+			return nil
 		}
 		for _, f := range t.FunctionDeclarations {
 			d.r.Tools = append(d.r.Tools, conv.Tool{
 				Kind: conv.ToolFunction, Name: f.Name, Description: f.Description, Schema: schemaIn(&f),
 			})
 		}
-	}
-	return nil
-}
-
-// hostedName names a tool entry without function declarations (Google
-// Search, code execution, URL context), for the debug line.
-func hostedName(raw json.RawMessage) string {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &m)
-	for k := range m {
-		return "tool " + k
-	}
-	return "tool"
+		return nil
+	})
 }
 
 func (d *requestDecoder) toolConfig() error {
+	d.r.ToolChoice = conv.ToolChoice{}
 	var tc wireToolConfig
-	if err := d.field("toolConfig", &tc); err != nil {
+	if err := readToolConfig(d.rd, &tc); err != nil {
 		return err
 	}
 	fc := tc.FunctionCallingConfig
@@ -343,43 +407,58 @@ func (d *requestDecoder) toolConfig() error {
 	return nil
 }
 
-// generationConfig takes the members the model carries; the others stay
-// in Extra["generationConfig"], for a Gemini upstream.
+// genOrder are the generationConfig members the model carries, in the
+// order their errors were checked in.
+var genOrder = []string{"maxOutputTokens", "temperature", "topP", "stopSequences", "thinkingConfig"}
+
+// generationConfig takes the members the model carries (names matched
+// exactly); the others stay in Extra["generationConfig"], for a Gemini
+// upstream.
 func (d *requestDecoder) generationConfig() error {
-	raw, ok := d.take("generationConfig")
-	if !ok {
-		return nil
-	}
-	var gc map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &gc); err != nil {
+	rd, r := d.rd, d.r
+	r.MaxTokens, r.Temperature, r.TopP, r.Stop, r.Reasoning = nil, nil, nil, nil, conv.Reasoning{}
+	d.genExtra = nil
+	var thinking *wireThinking
+	var errs conv.Refusals
+	err := rd.Object(func(key []byte) error {
+		var read func() error
+		switch string(key) {
+		case "maxOutputTokens":
+			read = func() error { return rd.Int64(&r.MaxTokens) }
+		case "temperature":
+			read = func() error { return rd.Float64(&r.Temperature) }
+		case "topP":
+			read = func() error { return rd.Float64(&r.TopP) }
+		case "stopSequences":
+			read = func() error { return rd.Strings(&r.Stop) }
+		case "thinkingConfig":
+			read = func() error {
+				thinking = nil
+				return conv.ObjectInto(rd, &thinking, thinkingMember(rd, &thinking))
+			}
+		default:
+			raw, err := rd.Raw()
+			if err != nil {
+				return err
+			}
+			if d.genExtra == nil {
+				d.genExtra = make(map[string]json.RawMessage)
+			}
+			d.genExtra[string(key)] = raw
+			return nil
+		}
+		return errs.Read(rd, string(key), read)
+	})
+	if err != nil {
 		return fmt.Errorf("generationConfig: %w", err)
 	}
-	r := d.r
-	var thinking *wireThinking
-	for _, f := range []struct {
-		name string
-		dst  any
-	}{
-		{"maxOutputTokens", &r.MaxTokens},
-		{"temperature", &r.Temperature},
-		{"topP", &r.TopP},
-		{"stopSequences", &r.Stop},
-		{"thinkingConfig", &thinking},
-	} {
-		v, ok := gc[f.name]
-		if !ok {
-			continue
-		}
-		delete(gc, f.name)
-		if err := json.Unmarshal(v, f.dst); err != nil {
-			return fmt.Errorf("generationConfig.%s: %w", f.name, err)
+	for _, name := range genOrder {
+		if errs[name] != nil {
+			return fmt.Errorf("generationConfig.%s: %w", name, errs[name])
 		}
 	}
 	if thinking != nil {
 		r.Reasoning = reasoningIn(thinking)
-	}
-	if len(gc) > 0 {
-		d.top["generationConfig"] = conv.Marshal(gc)
 	}
 	return nil
 }

@@ -53,6 +53,7 @@ type wireResult struct {
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
 	Parts    []wirePart      `json:"parts,omitempty"`
+	read     resultText      // the request decoder's reading of Response, which it leaves empty
 }
 
 // wireTool is a Tool; only functionDeclarations is modelled, the hosted

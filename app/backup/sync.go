@@ -1,4 +1,4 @@
-package app
+package backup
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccmesh/ccmesh/app/apierr"
 	"github.com/ccmesh/ccmesh/internal/logcode"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
@@ -110,27 +111,29 @@ func timePtr(t time.Time) *time.Time {
 	return &t
 }
 
-func (a *App) syncSettings(ctx context.Context) (SyncSettings, error) {
-	cfg, state, err := a.db.GetSync(ctx)
+func (b *Service[S]) syncSettings(ctx context.Context) (SyncSettings, error) {
+	cfg, state, err := b.db.GetSync(ctx)
 	if err != nil {
 		return SyncSettings{}, err
 	}
 	return SyncSettings{URL: cfg.URL, User: cfg.User, HasPassword: cfg.Password != "", HasPassphrase: cfg.Passphrase != "",
-		File: syncFileName, LastSync: timePtr(state.At), LastAction: state.Action, Warning: syncURLWarning(cfg.URL)}, nil
+		File: FileName, LastSync: timePtr(state.At), LastAction: state.Action, Warning: syncURLWarning(cfg.URL)}, nil
 }
 
-func (a *App) getSync(w http.ResponseWriter, r *http.Request) error {
-	s, err := a.syncSettings(r.Context())
+// GetSync answers GET /api/sync.
+func (b *Service[S]) GetSync(w http.ResponseWriter, r *http.Request) error {
+	s, err := b.syncSettings(r.Context())
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s)
+	b.h.WriteJSON(w, http.StatusOK, s)
 	return nil
 }
 
-func (a *App) putSync(w http.ResponseWriter, r *http.Request) error {
+// PutSync answers PUT /api/sync.
+func (b *Service[S]) PutSync(w http.ResponseWriter, r *http.Request) error {
 	var in SyncInput
-	if err := decodeJSON(r, &in); err != nil {
+	if err := b.decode(r, &in); err != nil {
 		return err
 	}
 	if in.URL != nil {
@@ -145,8 +148,8 @@ func (a *App) putSync(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	err := a.holdingSync(r.Context(), func() error {
-		cfg, _, err := a.db.GetSync(r.Context())
+	err := b.holdingSync(r.Context(), func() error {
+		cfg, _, err := b.db.GetSync(r.Context())
 		if err != nil {
 			return err
 		}
@@ -161,18 +164,18 @@ func (a *App) putSync(w http.ResponseWriter, r *http.Request) error {
 		set(&cfg.Password, in.Password)
 		set(&cfg.Passphrase, in.Passphrase)
 		// Another place, or another account: the last sync was not with it.
-		return a.db.PutSyncConfig(r.Context(), cfg, cfg.URL != was.URL || cfg.User != was.User)
+		return b.db.PutSyncConfig(r.Context(), cfg, cfg.URL != was.URL || cfg.User != was.User)
 	})
 	if err != nil {
 		return err
 	}
-	return a.getSync(w, r)
+	return b.GetSync(w, r)
 }
 
 // checkSyncURL checks a sync URL by base_url's rule (store.CheckHTTPURL):
 // an http(s) folder address without credentials, query or fragment, or ""
 // for no sync.
-func checkSyncURL(s string) *apiError {
+func checkSyncURL(s string) *apierr.Error {
 	if s == "" {
 		return nil
 	}
@@ -188,7 +191,7 @@ func checkSyncURL(s string) *apiError {
 		store.URLUserInfo:  "put the user name and password in their own fields, not in the URL (which is shown)",
 	}
 	if f := store.CheckHTTPURL(s); f != store.URLOK {
-		return rejected("invalid_sync_url", "url", "%s", msg[f])
+		return apierr.Rejected("invalid_sync_url", "url", "%s", msg[f])
 	}
 	return nil
 }
@@ -206,71 +209,75 @@ func syncURLWarning(s string) string {
 
 // holdingSync runs fn while holding the sync (one push, pull or change of
 // the sync settings at a time).
-func (a *App) holdingSync(ctx context.Context, fn func() error) error {
-	ok, err := a.db.LockSync(ctx, time.Now(), syncHold)
+func (b *Service[S]) holdingSync(ctx context.Context, fn func() error) error {
+	ok, err := b.db.LockSync(ctx, time.Now(), syncHold)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return &apiError{Status: http.StatusConflict, Code: "sync_busy",
+		return &apierr.Error{Status: http.StatusConflict, Code: "sync_busy",
 			Message: "another push or pull is running; try again when it has finished"}
 	}
 	defer func() {
-		if err := a.db.UnlockSync(context.WithoutCancel(ctx)); err != nil {
-			a.log.Error().Err(err).Str(logcode.Field, logcode.SyncNotEnded).Msg("could not end the sync; it ends by itself within " + syncHold.String())
+		if err := b.db.UnlockSync(context.WithoutCancel(ctx)); err != nil {
+			b.log.Error().Err(err).Str(logcode.Field, logcode.SyncNotEnded).Msg("could not end the sync; it ends by itself within " + syncHold.String())
 		}
 	}()
 	return fn()
 }
 
-// syncHandler answers POST /api/sync/push (dir "push") and /pull ("pull").
-func (a *App) syncHandler(dir string) func(http.ResponseWriter, *http.Request) error {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		body, err := readBody(r)
-		if err != nil {
-			return err
-		}
-		var run SyncRun
-		if len(bytes.TrimSpace(body)) > 0 {
-			if err := decodeBody(body, &run); err != nil {
-				return err
-			}
-		}
-		switch run.Force {
-		case "", forceLocal, forceRemote:
-		default:
-			return errBadRequest("bad_force", "force", `force must be "local" (this computer's configuration wins) or "remote" (the remote file's wins), not %q`, run.Force)
-		}
-		var res *SyncResult
-		err = a.holdingSync(r.Context(), func() error {
-			var err error
-			res, err = a.runSync(r.Context(), dir, run.Force)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		status := http.StatusOK
-		if res.Conflict {
-			status = http.StatusConflict
-		}
-		writeJSON(w, status, res)
-		return nil
+// Push answers POST /api/sync/push.
+func (b *Service[S]) Push(w http.ResponseWriter, r *http.Request) error { return b.sync(w, r, "push") }
+
+// Pull answers POST /api/sync/pull.
+func (b *Service[S]) Pull(w http.ResponseWriter, r *http.Request) error { return b.sync(w, r, "pull") }
+
+// sync answers POST /api/sync/push (dir "push") and /pull ("pull").
+func (b *Service[S]) sync(w http.ResponseWriter, r *http.Request, dir string) error {
+	body, err := b.h.ReadBody(r)
+	if err != nil {
+		return err
 	}
+	var run SyncRun
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := apierr.Decode(body, &run); err != nil {
+			return err
+		}
+	}
+	switch run.Force {
+	case "", forceLocal, forceRemote:
+	default:
+		return apierr.BadRequest("bad_force", "force", `force must be "local" (this computer's configuration wins) or "remote" (the remote file's wins), not %q`, run.Force)
+	}
+	var res *SyncResult
+	err = b.holdingSync(r.Context(), func() error {
+		var err error
+		res, err = b.runSync(r.Context(), dir, run.Force)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if res.Conflict {
+		status = http.StatusConflict
+	}
+	b.h.WriteJSON(w, status, res)
+	return nil
 }
 
 // runSync pushes or pulls; force settles a conflict, and picks the
 // direction. The caller holds the sync.
-func (a *App) runSync(ctx context.Context, dir, force string) (*SyncResult, error) {
-	cfg, state, err := a.db.GetSync(ctx)
+func (b *Service[S]) runSync(ctx context.Context, dir, force string) (*SyncResult, error) {
+	cfg, state, err := b.db.GetSync(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.URL == "" {
-		return nil, rejected("sync_not_configured", "url", "set the WebDAV folder's URL first")
+		return nil, apierr.Rejected("sync_not_configured", "url", "set the WebDAV folder's URL first")
 	}
 	if cfg.Passphrase == "" {
-		return nil, rejected("sync_no_passphrase", "passphrase", "set a passphrase first: the sync file holds your keys, so it is encrypted with it")
+		return nil, apierr.Rejected("sync_no_passphrase", "passphrase", "set a passphrase first: the sync file holds your keys, so it is encrypted with it")
 	}
 	switch force {
 	case forceLocal:
@@ -280,13 +287,13 @@ func (a *App) runSync(ctx context.Context, dir, force string) (*SyncResult, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
-	d := newDAV(ctx, cfg)
-	defer d.close()
-	remote, err := d.fetch()
+	d := NewDAV(ctx, cfg, syncTimeout, int64(b.maxBody))
+	defer d.Close()
+	remote, err := d.Fetch()
 	if err != nil {
 		return nil, err
 	}
-	s := syncRun{a: a, d: d, cfg: cfg, last: state, remote: remote, forced: force != ""}
+	s := syncRun[S]{b: b, d: d, cfg: cfg, last: state, remote: remote, forced: force != ""}
 	if dir == "push" {
 		return s.push(ctx)
 	}
@@ -294,12 +301,12 @@ func (a *App) runSync(ctx context.Context, dir, force string) (*SyncResult, erro
 }
 
 // syncRun is one push or pull under way.
-type syncRun struct {
-	a      *App
-	d      *davClient
+type syncRun[S Settings[S]] struct {
+	b      *Service[S]
+	d      *DAV
 	cfg    store.SyncConfig
 	last   store.SyncState
-	remote *davFile // nil: no file yet
+	remote *File // nil: no file yet
 	forced bool
 }
 
@@ -310,7 +317,7 @@ func bytesHash(b []byte) string {
 
 // localChanged says whether st differs from what the last sync left. A
 // data dir that never synced has changed if it has an endpoint.
-func (s *syncRun) localChanged(st *State, hash string) bool {
+func (s *syncRun[S]) localChanged(st Config[S], hash string) bool {
 	if s.last.LocalHash == "" {
 		return len(st.Endpoints) > 0
 	}
@@ -319,51 +326,51 @@ func (s *syncRun) localChanged(st *State, hash string) bool {
 
 // remoteChanged says whether the remote file differs from what the last
 // sync left (any file does when there was none).
-func (s *syncRun) remoteChanged() bool {
+func (s *syncRun[S]) remoteChanged() bool {
 	return s.remote != nil && bytesHash(s.remote.Data) != s.last.RemoteHash
 }
 
 // openRemote decrypts and parses the remote file, with errors that say it
 // is the sync file.
-func (s *syncRun) openRemote(ctx context.Context) (*backupFile, exportDoc, error) {
-	plain, _, err := openFile(ctx, s.remote.Data, s.cfg.Passphrase)
-	var f *backupFile
+func (s *syncRun[S]) openRemote(ctx context.Context) (*importFile[S], Doc[S], error) {
+	plain, _, err := Open(ctx, s.remote.Data, s.cfg.Passphrase, s.b.maxBody)
+	var f *importFile[S]
 	if err == nil {
-		f, err = parseBackup(plain)
+		f, err = s.b.parse(plain)
 	}
-	if ae, ok := apiErrorOf(err); ok {
+	if ae, ok := errors.AsType[*apierr.Error](err); ok {
 		e := *ae
 		switch e.Code {
-		case codeBadPassphrase:
+		case CodeBadPassphrase:
 			e.Message = fmt.Sprintf("the sync file at %s does not open with the saved passphrase: set the passphrase "+
 				"the other computers use; nothing was changed", s.cfg.URL)
-		case codeCorruptFile:
+		case CodeCorruptFile:
 			e.Message = fmt.Sprintf("the sync file at %s: %s; push from a computer whose configuration you want "+
 				"to replace it", s.cfg.URL, ae.Message)
 		default:
 			e.Message = "the sync file at " + s.cfg.URL + ": " + e.Message
 		}
-		return nil, exportDoc{}, &e
+		return nil, Doc[S]{}, &e
 	}
 	if err != nil {
-		return nil, exportDoc{}, err
+		return nil, Doc[S]{}, err
 	}
 	f.encrypted = true
-	var doc exportDoc
-	if err := json.Unmarshal(plain, &doc); err != nil { // parseBackup has read it
-		return nil, exportDoc{}, err
+	var doc Doc[S]
+	if err := json.Unmarshal(plain, &doc); err != nil { // parse has read it
+		return nil, Doc[S]{}, err
 	}
 	return f, doc, nil
 }
 
 // done records what the sync left and answers it.
-func (s *syncRun) done(ctx context.Context, action, localHash string, remote *davFile) (*SyncResult, error) {
+func (s *syncRun[S]) done(ctx context.Context, action, localHash string, remote *File) (*SyncResult, error) {
 	st := store.SyncState{At: time.Now().UTC(), Action: action, LocalHash: localHash,
 		RemoteHash: bytesHash(remote.Data), RemoteETag: remote.ETag, RemoteModified: remote.Modified}
 	if action == "none" {
 		st.Action = s.last.Action
 	}
-	if err := s.a.db.PutSyncState(ctx, st); err != nil {
+	if err := s.b.db.PutSyncState(ctx, st); err != nil {
 		return nil, err
 	}
 	msg := map[string]string{
@@ -375,7 +382,7 @@ func (s *syncRun) done(ctx context.Context, action, localHash string, remote *da
 }
 
 // conflict answers a sync that would overwrite a change.
-func (s *syncRun) conflict(st *State, localChanged bool, doc *exportDoc) *SyncResult {
+func (s *syncRun[S]) conflict(st Config[S], localChanged bool, doc *Doc[S]) *SyncResult {
 	local := &SyncSide{Changed: localChanged, Endpoints: len(st.Endpoints)}
 	var newest time.Time
 	for _, e := range st.Endpoints {
@@ -406,16 +413,16 @@ func (s *syncRun) conflict(st *State, localChanged bool, doc *exportDoc) *SyncRe
 
 // push uploads the local configuration unless the remote file changed
 // since the last sync to something else.
-func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
-	st := s.a.state.Load()
-	local := configHash(st)
+func (s *syncRun[S]) push(ctx context.Context) (*SyncResult, error) {
+	st := s.b.h.Config()
+	local := ConfigHash(st)
 	if s.remote != nil && !s.forced {
 		if s.remoteChanged() {
 			_, doc, err := s.openRemote(ctx)
 			if err != nil {
 				return nil, withHint(err, `; to replace it with this computer's configuration, push with "force": "local"`)
 			}
-			if doc.hash() != local {
+			if doc.Hash() != local {
 				return s.conflict(st, s.localChanged(st, local), &doc), nil
 			}
 			return s.done(ctx, "none", local, s.remote)
@@ -424,35 +431,35 @@ func (s *syncRun) push(ctx context.Context) (*SyncResult, error) {
 			return s.done(ctx, "none", local, s.remote)
 		}
 	}
-	plain, err := exportOf(st, true, time.Now().UTC()).fileBytes()
+	plain, err := DocOf(st, true, time.Now().UTC()).FileBytes()
 	if err != nil {
 		return nil, err
 	}
-	data, err := seal(ctx, plain, s.cfg.Passphrase)
+	data, err := Seal(ctx, plain, s.cfg.Passphrase)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.upload(data, s.remote); errors.Is(err, errRemoteChanged) {
+	if err := s.d.Upload(data, s.remote); errors.Is(err, ErrRemoteChanged) {
 		return s.changedDuringPush(ctx, st, local)
 	} else if err != nil {
 		return nil, err
 	}
-	pushed := &davFile{Data: data}
-	pushed.ETag, pushed.Modified = s.d.stat()
-	s.a.log.Info().Str("url", s.cfg.URL).Msg("sync: pushed")
+	pushed := &File{Data: data}
+	pushed.ETag, pushed.Modified = s.d.Stat()
+	s.b.log.Info().Str("url", s.cfg.URL).Msg("sync: pushed")
 	return s.done(ctx, "push", local, pushed)
 }
 
 // changedDuringPush answers a push whose upload found the remote file
 // changed since it was read (another computer pushed meanwhile): the
 // conflict, with the remote side as it is now.
-func (s *syncRun) changedDuringPush(ctx context.Context, st *State, local string) (*SyncResult, error) {
-	remote, err := s.d.fetch()
+func (s *syncRun[S]) changedDuringPush(ctx context.Context, st Config[S], local string) (*SyncResult, error) {
+	remote, err := s.d.Fetch()
 	if err != nil {
 		return nil, err
 	}
 	s.remote = remote
-	var doc *exportDoc
+	var doc *Doc[S]
 	if remote != nil {
 		if _, d, err := s.openRemote(ctx); err == nil {
 			doc = &d
@@ -470,10 +477,10 @@ var errSyncConflict = errors.New("sync conflict")
 
 // pull imports the remote file unless the local configuration changed
 // since the last sync to something else.
-func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
+func (s *syncRun[S]) pull(ctx context.Context) (*SyncResult, error) {
 	if s.remote == nil {
-		return nil, rejected("sync_remote_missing", "url", "there is no %s at %s yet: push from the computer "+
-			"whose configuration you want first", syncFileName, s.cfg.URL)
+		return nil, apierr.Rejected("sync_remote_missing", "url", "there is no %s at %s yet: push from the computer "+
+			"whose configuration you want first", FileName, s.cfg.URL)
 	}
 	f, doc, err := s.openRemote(ctx)
 	if err != nil {
@@ -481,12 +488,12 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 	}
 	var res *SyncResult
 	var settingsChanged bool
-	err = s.a.mutate(ctx, func(ctx context.Context) error {
+	err = s.b.h.Mutate(ctx, func(ctx context.Context) error {
 		// Decided inside the write lock: no edit can come between the
 		// check and the import.
-		st := s.a.state.Load()
-		local := configHash(st)
-		if doc.hash() == local {
+		st := s.b.h.Config()
+		local := ConfigHash(st)
+		if doc.Hash() == local {
 			var err error
 			res, err = s.done(ctx, "none", local, s.remote)
 			return err
@@ -497,17 +504,17 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 		}
 		// A sync file carries keys; one that does not moves none to
 		// another host (nobody is there to confirm it).
-		p, err := s.a.planImport(st, f, false)
+		p, err := s.b.plan(st, f, false)
 		if err != nil {
 			return err
 		}
-		if err := s.a.applyImport(ctx, st, p); err != nil {
+		if err := s.b.apply(ctx, st, p); err != nil {
 			return err
 		}
-		if err := s.a.reload(ctx); err != nil {
+		if err := s.b.h.Reload(ctx); err != nil {
 			return err
 		}
-		if res, err = s.done(ctx, "pull", configHash(s.a.state.Load()), s.remote); err != nil {
+		if res, err = s.done(ctx, "pull", ConfigHash(s.b.h.Config()), s.remote); err != nil {
 			return err
 		}
 		res.Import = &p.report
@@ -521,17 +528,17 @@ func (s *syncRun) pull(ctx context.Context) (*SyncResult, error) {
 		return nil, err
 	}
 	if settingsChanged {
-		s.a.events.Publish("settings", s.a.state.Load().Settings)
+		s.b.h.SettingsChanged()
 	}
 	if res.Action == "pull" {
-		s.a.log.Info().Str("url", s.cfg.URL).Msg("sync: pulled")
+		s.b.log.Info().Str("url", s.cfg.URL).Msg("sync: pulled")
 	}
 	return res, nil
 }
 
 // withHint adds hint to an admin API error's message.
 func withHint(err error, hint string) error {
-	ae, ok := apiErrorOf(err)
+	ae, ok := errors.AsType[*apierr.Error](err)
 	if !ok {
 		return err
 	}

@@ -1,8 +1,7 @@
-package app
+package backup
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ccmesh/ccmesh/app/backup"
+	"github.com/ccmesh/ccmesh/app/apierr"
 	"github.com/ccmesh/ccmesh/proxy"
 	"github.com/ccmesh/ccmesh/store"
 )
@@ -18,21 +17,22 @@ import (
 // The export file (docs/BEHAVIOUR.md#backup-and-sync): the whole
 // configuration — endpoints in list order with their fast-queue places,
 // settings with the user's price rows — as JSON, and with keys only
-// encrypted with a passphrase (age, scrypt). backup.go reads it back;
+// encrypted with a passphrase (age, scrypt). import.go reads it back;
 // sync.go pushes and pulls it.
 
-// exportSchema is the version of the export document this build writes,
-// and the newest it reads. 2 added exported_at and keys.
-const exportSchema = 2
+// Schema is the version of the export document this build writes, and
+// the newest it reads. 2 added exported_at and keys.
+const Schema = 2
 
-// exportDoc is the export file: GET /api/export, POST /api/export.
-type exportDoc struct {
+// Doc is the export file: GET /api/export, POST /api/export. S is the
+// app's settings document.
+type Doc[S any] struct {
 	Version    int       `json:"version"`
 	ExportedAt time.Time `json:"exported_at"`
 	// Keys says whether the endpoints' keys and the client token are in
 	// the file; without them, an import keeps the stored ones.
 	Keys      bool                  `json:"keys"`
-	Settings  *Settings             `json:"settings,omitempty"`
+	Settings  *S                    `json:"settings,omitempty"`
 	Endpoints []store.EndpointPatch `json:"endpoints"`
 }
 
@@ -43,19 +43,19 @@ type ExportRequest struct {
 	Passphrase string `json:"passphrase"`
 }
 
-// exportOf is the export document of st, with or without keys.
-func exportOf(st *State, keys bool, now time.Time) exportDoc {
-	s := st.Settings
+// DocOf is the export document of c, with or without keys.
+func DocOf[S Settings[S]](c Config[S], keys bool, now time.Time) Doc[S] {
+	token := c.Settings.Token()
 	if !keys {
-		s.ClientToken = ""
+		token = ""
 	}
 	// Start at login belongs to this machine, not to the configuration a
 	// file carries to another (docs/BEHAVIOUR.md#start-at-login).
-	s.StartAtLogin = false
-	doc := exportDoc{Version: exportSchema, ExportedAt: now, Keys: keys, Settings: &s,
-		Endpoints: make([]store.EndpointPatch, 0, len(st.Endpoints))}
-	for _, e := range st.Endpoints {
-		p := patchOf(e)
+	s := c.Settings.Local(token, false)
+	doc := Doc[S]{Version: Schema, ExportedAt: now, Keys: keys, Settings: &s,
+		Endpoints: make([]store.EndpointPatch, 0, len(c.Endpoints))}
+	for _, e := range c.Endpoints {
+		p := store.PatchOf(e)
 		if !keys {
 			p.APIKey, p.Keys = nil, nil
 			// A proxy's password is a key too: without keys the file
@@ -70,8 +70,8 @@ func exportOf(st *State, keys bool, now time.Time) exportDoc {
 	return doc
 }
 
-// fileBytes is doc as the file holds it: indented JSON.
-func (doc exportDoc) fileBytes() ([]byte, error) {
+// FileBytes is doc as the file holds it: indented JSON.
+func (doc Doc[S]) FileBytes() ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -82,11 +82,11 @@ func (doc exportDoc) fileBytes() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// hash names the configuration doc holds, whenever and however it was
+// Hash names the configuration doc holds, whenever and however it was
 // written: two documents with the same endpoints and settings have the
 // same hash (the sync's "changed since the last sync", sync.go).
-func (doc exportDoc) hash() string {
-	doc.Version, doc.ExportedAt, doc.Keys = exportSchema, time.Time{}, true
+func (doc Doc[S]) Hash() string {
+	doc.Version, doc.ExportedAt, doc.Keys = Schema, time.Time{}, true
 	b, err := json.Marshal(doc)
 	if err != nil { // settings and patches always encode
 		panic(fmt.Sprintf("encode the configuration: %v", err))
@@ -95,32 +95,32 @@ func (doc exportDoc) hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// configHash is the hash of st's configuration, keys included.
-func configHash(st *State) string { return exportOf(st, true, time.Time{}).hash() }
+// ConfigHash is the hash of c's configuration, keys included.
+func ConfigHash[S Settings[S]](c Config[S]) string { return DocOf(c, true, time.Time{}).Hash() }
 
-// export answers GET /api/export: the plain document, without keys. Keys
+// Export answers GET /api/export: the plain document, without keys. Keys
 // leave only encrypted (POST /api/export with a passphrase): ?keys= asking
 // for them here is refused rather than ignored, so that a script that
 // relied on it learns why its file has no keys.
-func (a *App) export(w http.ResponseWriter, r *http.Request) error {
+func (b *Service[S]) Export(w http.ResponseWriter, r *http.Request) error {
 	if k := r.URL.Query().Get("keys"); k != "" && k != "0" && k != "false" {
-		return errBadRequest("keys_need_passphrase", "keys", "keys and the client token leave ccmesh only encrypted: "+
+		return apierr.BadRequest("keys_need_passphrase", "keys", "keys and the client token leave ccmesh only encrypted: "+
 			`POST /api/export {"keys":true,"passphrase":"…"} writes them in a file encrypted with the passphrase`)
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="ccmesh-export.json"`)
-	writeJSON(w, http.StatusOK, exportOf(a.state.Load(), false, time.Now().UTC()))
+	b.h.WriteJSON(w, http.StatusOK, DocOf(b.h.Config(), false, time.Now().UTC()))
 	return nil
 }
 
-// exportFile answers POST /api/export: the file to keep, plain JSON without
-// keys, or encrypted with the passphrase (which keys require).
-func (a *App) exportFile(w http.ResponseWriter, r *http.Request) error {
+// ExportFile answers POST /api/export: the file to keep, plain JSON
+// without keys, or encrypted with the passphrase (which keys require).
+func (b *Service[S]) ExportFile(w http.ResponseWriter, r *http.Request) error {
 	var req ExportRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := b.decode(r, &req); err != nil {
 		return err
 	}
 	if req.Keys && req.Passphrase == "" {
-		return &apiError{Status: http.StatusUnprocessableEntity, Code: codePassphraseRequired, Field: "passphrase",
+		return &apierr.Error{Status: http.StatusUnprocessableEntity, Code: CodePassphraseRequired, Field: "passphrase",
 			Message: "a file with keys is encrypted: give a passphrase to encrypt it with (you will need it to import the file)"}
 	}
 	if req.Passphrase != "" {
@@ -129,13 +129,13 @@ func (a *App) exportFile(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	now := time.Now().UTC()
-	body, err := exportOf(a.state.Load(), req.Keys, now).fileBytes()
+	body, err := DocOf(b.h.Config(), req.Keys, now).FileBytes()
 	if err != nil {
 		return err
 	}
 	name, ctype := "ccmesh-backup-"+now.Format("20060102-150405"), "application/json"
 	if req.Passphrase != "" {
-		if body, err = seal(r.Context(), body, req.Passphrase); err != nil {
+		if body, err = Seal(r.Context(), body, req.Passphrase); err != nil {
 			return err
 		}
 		name, ctype = name+".age", "application/octet-stream"
@@ -150,17 +150,20 @@ func (a *App) exportFile(w http.ResponseWriter, r *http.Request) error {
 }
 
 // checkNewPassphrase checks a passphrase that will encrypt files.
-func checkNewPassphrase(field, p string) *apiError {
-	if n := len([]rune(p)); n < backup.MinPassphrase {
-		return &apiError{Status: http.StatusUnprocessableEntity, Code: "short_passphrase", Field: field,
-			Message: fmt.Sprintf("the passphrase must be at least %d characters long, not %d", backup.MinPassphrase, n)}
+func checkNewPassphrase(field, p string) *apierr.Error {
+	if n := len([]rune(p)); n < MinPassphrase {
+		return &apierr.Error{Status: http.StatusUnprocessableEntity, Code: "short_passphrase", Field: field,
+			Message: fmt.Sprintf("the passphrase must be at least %d characters long, not %d", MinPassphrase, n)}
 	}
 	return nil
 }
 
-// seal encrypts plain for the passphrase (backup.Seal).
-func seal(ctx context.Context, plain []byte, passphrase string) ([]byte, error) {
-	return backup.Seal(ctx, plain, passphrase)
+// decode reads r's body (Host.ReadBody) and decodes it into v as every
+// admin route does (apierr.Decode).
+func (b *Service[S]) decode(r *http.Request, v any) error {
+	body, err := b.h.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	return apierr.Decode(body, v)
 }
-
-func patchOf(e store.Endpoint) store.EndpointPatch { return store.PatchOf(e) }
