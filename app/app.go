@@ -85,10 +85,10 @@ type App struct {
 	writeMu sync.Mutex   // serialises store writes with the snapshot that follows them
 	pause   *pause.State // paused, and a timed pause's timer (app/pause)
 
-	persist breakerPersister // breaker transitions, saved off the request path (app/persist)
-	learn   *persist.Drops   // what the proxy learns endpoints refuse (app/persist)
-	bal     *balance.Book    // balance readings and their schedule (app/balance)
-	upd     *update.Checker  // the opt-in update check (app/update)
+	persist *persist.Breakers // breaker transitions, saved off the request path (app/persist)
+	learn   *persist.Drops    // what the proxy learns endpoints refuse (app/persist)
+	bal     *balance.Book     // balance readings and their schedule (app/balance)
+	upd     *update.Checker   // the opt-in update check (app/update)
 	health  *health.Publisher
 	metrics *metrics     // GET /metrics (metrics.go)
 	metLn   net.Listener // the --metrics-listen listener, opened by Listen
@@ -145,7 +145,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		a.upstream = proxy.NewTransport()
 	}
 	// Before the breakers: restoring them at start already reports transitions.
-	a.persist = breakerPersister{persist.NewBreakers(db, a.log, breakerSource{a})}
+	a.persist = persist.NewBreakers(db, a.log, breakerSource{a})
 	a.tests = probe.NewResults(db, a.log)
 	a.health = health.NewPublisher(healthHost{a})
 	a.pause = pause.New(pauseHost{a})

@@ -93,7 +93,7 @@ func (a *App) refreshBalance(w http.ResponseWriter, r *http.Request) error {
 			Message: fmt.Sprintf("endpoint %s has no balance connector: pick a template or describe one in its balance field", e.Name)}
 	}
 	// The breaker change a reading made is in the audit trail before the reply.
-	if err := a.persist.flush(r.Context()); err != nil {
+	if err := a.persist.Flush(r.Context()); err != nil {
 		a.log.Warn().Err(err).Int64("endpoint_id", e.ID).Msg("breaker change of a balance reading not saved yet")
 	}
 	a.events.Publish("health", a.Health())

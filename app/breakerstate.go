@@ -1,21 +1,12 @@
 package app
 
 import (
-	"context"
-
-	"github.com/ccmesh/ccmesh/app/persist"
 	"github.com/ccmesh/ccmesh/breaker"
 )
 
 // Breaker transitions are saved off the request path by app/persist
 // (docs/BEHAVIOUR.md#breaker-persistence): onTransition queues them, its
 // loop writes the state rows and audit entries, admin actions flush.
-
-// breakerPersister is persist.Breakers under the name the admin actions
-// flush it by (force-open and force-close, a balance read).
-type breakerPersister struct{ *persist.Breakers }
-
-func (p breakerPersister) flush(ctx context.Context) error { return p.Flush(ctx) }
 
 // breakerSource is the app as persist.Breakers reads it at each flush
 // (persist.Source): the endpoint list and the breakers as they are then.

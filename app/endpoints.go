@@ -239,7 +239,7 @@ func (a *App) forceBreaker(open bool) func(http.ResponseWriter, *http.Request) e
 		} else {
 			b.ForceClose()
 		}
-		if err := a.persist.flush(r.Context()); err != nil {
+		if err := a.persist.Flush(r.Context()); err != nil {
 			// The breaker has changed and routing follows it: the answer
 			// says so, and the UI shows it, rather than a bare failure.
 			a.log.Error().Err(err).Str(logcode.Field, logcode.ForceNotSaved).Int64("endpoint_id", id).Str("action", action).
