@@ -8,6 +8,7 @@ package jsonscan
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 )
 
 const (
@@ -66,4 +67,9 @@ func Escapes(b []byte) int {
 		}
 	}
 	return n
+}
+
+// EscapesString is Escapes of a string, without copying it.
+func EscapesString(s string) int {
+	return Escapes(unsafe.Slice(unsafe.StringData(s), len(s)))
 }

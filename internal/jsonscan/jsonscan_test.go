@@ -94,3 +94,11 @@ func BenchmarkPlain(b *testing.B) {
 		Plain(text)
 	}
 }
+
+func TestEscapesString(t *testing.T) {
+	for _, s := range []string{"", "plain", "tab\there", "é", "0123456789abcdef\"", "\x7f\x80"} {
+		if got, want := EscapesString(s), Escapes([]byte(s)); got != want {
+			t.Errorf("EscapesString(%q) = %d, Escapes gives %d", s, got, want)
+		}
+	}
+}

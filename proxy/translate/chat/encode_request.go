@@ -18,6 +18,31 @@ type outMessage struct {
 	ToolCallID       string        `json:"tool_call_id,omitempty"`
 }
 
+// AppendJSON writes a message of text (or no content) and no tool calls
+// as Marshal would, the text copied a run at a time (conv.AppendString);
+// any other message it leaves to Marshal.
+func (m outMessage) AppendJSON(dst []byte) ([]byte, bool) {
+	text, isText := m.Content.(string)
+	if len(m.ToolCalls) > 0 || (m.Content != nil && !isText) {
+		return dst, false
+	}
+	dst = append(dst, `{"role":`...)
+	dst = conv.AppendString(dst, m.Role)
+	if isText {
+		dst = append(dst, `,"content":`...)
+		dst = conv.AppendString(dst, text)
+	}
+	if m.ReasoningContent != "" {
+		dst = append(dst, `,"reasoning_content":`...)
+		dst = conv.AppendString(dst, m.ReasoningContent)
+	}
+	if m.ToolCallID != "" {
+		dst = append(dst, `,"tool_call_id":`...)
+		dst = conv.AppendString(dst, m.ToolCallID)
+	}
+	return append(dst, '}'), true
+}
+
 // outPart is one content part sent upstream.
 type outPart struct {
 	Type     string   `json:"type"`

@@ -202,8 +202,8 @@ func Replay(resp *Response, emit func(Event)) {
 
 // MarshalObject is Marshal of an object written as encoding/json writes a
 // map (keys in sorted order), member by member into one buffer made
-// sizeHint bytes large, a slice member element by element: no value of it
-// is ever held twice. encoding/json marshals into a buffer of its own that
+// sizeHint bytes large, a slice member element by element (an Appender
+// writes itself): no value of it is ever held twice. encoding/json marshals into a buffer of its own that
 // doubles as it grows, then copies it out; for the request of a long
 // conversation that was three times the body in garbage (bench/NOTES.md,
 // Request decoding).
@@ -246,7 +246,14 @@ func MarshalObject(m map[string]any, sizeHint int) []byte {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			if !put(v.Index(j).Interface()) {
+			e := v.Index(j).Interface()
+			if a, ok := e.(Appender); ok {
+				if out, ok := a.AppendJSON(b.AvailableBuffer()); ok {
+					b.Write(out)
+					continue
+				}
+			}
+			if !put(e) {
 				return []byte("null")
 			}
 		}
