@@ -259,3 +259,154 @@ func readPart(rd *conv.Reader, p *wirePart) error {
 		return false, nil
 	})
 }
+
+// readResponse reads a non-streamed answer into w in one pass, with the
+// values json.Unmarshal would give (TestReadResponseIsUnmarshal): the
+// answer was decoded by encoding/json, which checks the whole body before
+// it decodes, then its content again.
+func readResponse(body []byte, w *wireResponse) error {
+	rd := conv.NewReader(body)
+	if rd.Kind() == 'n' { // null leaves w as it is, as Unmarshal does
+		if err := rd.Skip(); err != nil {
+			return err
+		}
+		return rd.End()
+	}
+	err := rd.Fields(func(key string) (ok bool, err error) {
+		switch key {
+		case "id":
+			return true, rd.String(&w.ID)
+		case "model":
+			return true, rd.String(&w.Model)
+		case "choices":
+			return true, readSlice(rd, &w.Choices, func(c *wireChoice) error { return readChoice(rd, c) })
+		case "usage":
+			return true, conv.ObjectInto(rd, &w.Usage, func(key string) (bool, error) { return readUsage(rd, w.Usage, key) })
+		case "error":
+			return true, conv.ObjectInto(rd, &w.Error, func(key string) (ok bool, err error) {
+				switch key {
+				case "message":
+					return true, rd.String(&w.Error.Message)
+				case "type":
+					return true, rd.String(&w.Error.Type)
+				case "code":
+					w.Error.Code, err = rd.Raw()
+					return true, err
+				}
+				return false, nil
+			})
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	return rd.End()
+}
+
+// readSlice reads an array into *s as json.Unmarshal does: a null makes
+// it nil; otherwise element i is read over what *s held at i (within its
+// capacity: a repeated member reads over the earlier one's elements), and
+// *s ends as long as the array.
+func readSlice[T any](rd *conv.Reader, s *[]T, read func(*T) error) error {
+	if null, err := rd.Null(); null || err != nil {
+		*s = nil
+		return err
+	}
+	if *s == nil {
+		*s = []T{} // an empty array is an empty slice, not nil
+	}
+	*s = (*s)[:0]
+	return rd.Array(func(i int) error {
+		if i < cap(*s) {
+			*s = (*s)[:i+1]
+		} else {
+			var zero T
+			*s = append(*s, zero)
+		}
+		return read(&(*s)[i])
+	})
+}
+
+func readChoice(rd *conv.Reader, c *wireChoice) error {
+	return rd.Fields(func(key string) (ok bool, err error) {
+		switch key {
+		case "message":
+			return true, readAnswerMessage(rd, &c.Message)
+		case "finish_reason":
+			return true, rd.String(&c.FinishReason)
+		}
+		return false, nil
+	})
+}
+
+// readAnswerMessage reads an answer's message; its content stays raw for
+// contentParts, as the request's does not.
+func readAnswerMessage(rd *conv.Reader, m *wireMessage) error {
+	if null, err := rd.Null(); null || err != nil {
+		return err
+	}
+	return rd.Fields(func(key string) (ok bool, err error) {
+		switch key {
+		case "role":
+			return true, rd.String(&m.Role)
+		case "content":
+			m.Content, err = rd.Raw()
+			return true, err
+		case "reasoning_content":
+			return true, rd.StringPtr(&m.ReasoningContent)
+		case "reasoning":
+			m.Reasoning, err = rd.Raw()
+			return true, err
+		case "refusal":
+			return true, rd.StringPtr(&m.Refusal)
+		case "tool_calls":
+			return true, readSlice(rd, &m.ToolCalls, func(c *wireToolCall) error { return readToolCall(rd, c) })
+		case "tool_call_id":
+			return true, rd.String(&m.ToolCallID)
+		}
+		return false, nil
+	})
+}
+
+// readUsage reads member key of a usage object.
+func readUsage(rd *conv.Reader, u *wireUsage, key string) (bool, error) {
+	switch key {
+	case "prompt_tokens":
+		return true, readInt(rd, &u.PromptTokens)
+	case "completion_tokens":
+		return true, readInt(rd, &u.CompletionTokens)
+	case "prompt_tokens_details":
+		return true, conv.ObjectInto(rd, &u.PromptTokensDetails, func(key string) (bool, error) {
+			switch key {
+			case "cached_tokens":
+				return true, readInt(rd, &u.PromptTokensDetails.CachedTokens)
+			case "cache_write_tokens":
+				return true, readInt(rd, &u.PromptTokensDetails.CacheWriteTokens)
+			}
+			return false, nil
+		})
+	case "completion_tokens_details":
+		return true, conv.ObjectInto(rd, &u.CompletionTokensDetails, func(key string) (bool, error) {
+			if key == "reasoning_tokens" {
+				return true, readInt(rd, &u.CompletionTokensDetails.ReasoningTokens)
+			}
+			return false, nil
+		})
+	case "prompt_cache_hit_tokens":
+		return true, readInt(rd, &u.PromptCacheHitTokens)
+	case "cached_tokens":
+		return true, readInt(rd, &u.CachedTokens)
+	}
+	return false, nil
+}
+
+// readInt reads an integer into *dst; a null leaves it as it was.
+func readInt(rd *conv.Reader, dst *int64) error {
+	var p *int64
+	if err := rd.Int64(&p); err != nil || p == nil {
+		return err
+	}
+	*dst = *p
+	return nil
+}

@@ -25,21 +25,24 @@ func (e *wireError) errorType() string {
 
 // wireResponse is a non-streamed Chat answer.
 type wireResponse struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Message      wireMessage `json:"message"`
-		FinishReason string      `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *wireUsage `json:"usage"`
-	Error *wireError `json:"error"`
+	ID      string       `json:"id"`
+	Model   string       `json:"model"`
+	Choices []wireChoice `json:"choices"`
+	Usage   *wireUsage   `json:"usage"`
+	Error   *wireError   `json:"error"`
+}
+
+// wireChoice is one choice of an answer.
+type wireChoice struct {
+	Message      wireMessage `json:"message"`
+	FinishReason string      `json:"finish_reason"`
 }
 
 // DecodeResponse reads an upstream's non-streamed answer (its first
-// choice).
+// choice), in one pass (readResponse).
 func (codec) DecodeResponse(body []byte) (*conv.Response, error) {
 	var w wireResponse
-	if err := json.Unmarshal(body, &w); err != nil {
+	if err := readResponse(body, &w); err != nil {
 		return nil, fmt.Errorf("chat response: %w", err)
 	}
 	if w.Error != nil {
