@@ -122,12 +122,18 @@ func (d *requestDecoder) streamOptions(rd *conv.Reader) error {
 }
 
 func readMessage(rd *conv.Reader, m *reqMessage) error {
+	return readMessageOf(rd, &m.wireMessage, func() error { return m.content.read(rd) })
+}
+
+// readMessageOf reads a message's members into m, its content with
+// content: a request's into parts at once, an answer's raw.
+func readMessageOf(rd *conv.Reader, m *wireMessage, content func() error) error {
 	return rd.Fields(func(key string) (ok bool, err error) {
 		switch key {
 		case "role":
 			return true, rd.String(&m.Role)
 		case "content":
-			return true, m.content.read(rd)
+			return true, content()
 		case "reasoning_content":
 			return true, rd.StringPtr(&m.ReasoningContent)
 		case "reasoning":
@@ -136,11 +142,7 @@ func readMessage(rd *conv.Reader, m *reqMessage) error {
 		case "refusal":
 			return true, rd.StringPtr(&m.Refusal)
 		case "tool_calls":
-			m.ToolCalls = nil
-			return true, rd.Array(func(int) error {
-				m.ToolCalls = append(m.ToolCalls, wireToolCall{})
-				return readToolCall(rd, &m.ToolCalls[len(m.ToolCalls)-1])
-			})
+			return true, readSlice(rd, &m.ToolCalls, func(c *wireToolCall) error { return readToolCall(rd, c) })
 		case "tool_call_id":
 			return true, rd.String(&m.ToolCallID)
 		}
@@ -341,31 +343,11 @@ func readChoice(rd *conv.Reader, c *wireChoice) error {
 }
 
 // readAnswerMessage reads an answer's message; its content stays raw for
-// contentParts, as the request's does not.
+// contentParts.
 func readAnswerMessage(rd *conv.Reader, m *wireMessage) error {
-	if null, err := rd.Null(); null || err != nil {
+	return readMessageOf(rd, m, func() (err error) {
+		m.Content, err = rd.Raw()
 		return err
-	}
-	return rd.Fields(func(key string) (ok bool, err error) {
-		switch key {
-		case "role":
-			return true, rd.String(&m.Role)
-		case "content":
-			m.Content, err = rd.Raw()
-			return true, err
-		case "reasoning_content":
-			return true, rd.StringPtr(&m.ReasoningContent)
-		case "reasoning":
-			m.Reasoning, err = rd.Raw()
-			return true, err
-		case "refusal":
-			return true, rd.StringPtr(&m.Refusal)
-		case "tool_calls":
-			return true, readSlice(rd, &m.ToolCalls, func(c *wireToolCall) error { return readToolCall(rd, c) })
-		case "tool_call_id":
-			return true, rd.String(&m.ToolCallID)
-		}
-		return false, nil
 	})
 }
 
