@@ -93,15 +93,10 @@ func (s *sseReader) next() ([]byte, error) {
 	}
 }
 
-// parseEvent returns the event's name and data (data lines joined by \n).
-func parseEvent(raw []byte) (name string, data []byte) {
-	n, data := eventFields(raw)
-	return string(n), data
-}
-
-// event is parseEvent with the name taken from the names this stream
-// used before: a stream repeats a few names, and a new string for each
-// event was most of a passed-through event's allocations.
+// event returns the event's name and data (data lines joined by \n), the
+// name taken from the names this stream used before: a stream repeats a
+// few names, and a new string for each event was most of a
+// passed-through event's allocations.
 func (s *sseReader) event(raw []byte) (name string, data []byte) {
 	n, data := eventFields(raw)
 	for _, known := range s.names {

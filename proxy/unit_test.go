@@ -190,3 +190,10 @@ func TestSSEReader(t *testing.T) {
 		t.Errorf("tail = %q, %v; want the partial event and EOF", got, err)
 	}
 }
+
+// parseEvent returns an event's name and data, as a stream reads them
+// (sseReader.event) without its names.
+func parseEvent(raw []byte) (name string, data []byte) {
+	n, data := eventFields(raw)
+	return string(n), data
+}

@@ -82,11 +82,11 @@ func (e *streamEncoder) start(dst []byte, id string) []byte {
 	if id == "" {
 		id = newID("chatcmpl-")
 	}
-	m := append([]byte(`{"id":`), conv.Marshal(id)...)
+	m := conv.AppendString([]byte(`{"id":`), id)
 	m = append(m, `,"object":"chat.completion.chunk","created":`...)
 	m = strconv.AppendInt(m, now().Unix(), 10)
 	m = append(m, `,"model":`...)
-	m = append(m, conv.Marshal(e.model)...)
+	m = conv.AppendString(m, e.model)
 	e.meta = append(m, `,"choices":`...)
 	return e.chunk(dst, []byte(`{"role":"assistant","content":""}`), "null")
 }
@@ -129,7 +129,7 @@ func (e *streamEncoder) delta(dst []byte, text string) []byte {
 	b = append(b, `[{"index":0,"delta":{"`...)
 	b = append(b, key...)
 	b = append(b, `":`...)
-	b = append(b, conv.Marshal(text)...)
+	b = conv.AppendString(b, text)
 	e.buf = appendFinish(append(b, '}'), "null")
 	return conv.AppendSSE(dst, "", e.buf)
 }
