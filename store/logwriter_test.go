@@ -189,6 +189,53 @@ func TestLogWriterFloodDropsAndCounts(t *testing.T) {
 	})
 }
 
+// TestLogWriterBurstInOrder: rows queued while a batch waits for the
+// database are written afterwards in order, a batch at a time, and the
+// last partial batch at its flush interval.
+func TestLogWriterBurstInOrder(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db := openBubbleDB(t, dir)
+		defer db.Close()
+		var mu sync.Mutex
+		var batches [][]int
+		w := NewLogWriter(db, LogWriterOptions{BatchSize: 3, FlushInterval: time.Second,
+			OnWrite: func(rows []RequestLog) {
+				mu.Lock()
+				defer mu.Unlock()
+				var statuses []int
+				for _, r := range rows {
+					statuses = append(statuses, r.Status)
+				}
+				batches = append(batches, statuses)
+			}})
+		defer w.Close(context.Background())
+
+		db.writeSem <- struct{}{} // hold the database's write lock
+		w.Enqueue(RequestLog{Status: 1})
+		advance(time.Second) // its flush interval: the writer waits for the lock
+		for s := 2; s <= 11; s++ {
+			if !w.Enqueue(RequestLog{Status: s}) {
+				t.Fatalf("Enqueue refused row %d", s)
+			}
+		}
+		<-db.writeSem
+		synctest.Wait()
+		mu.Lock()
+		got := slices.Clone(batches)
+		mu.Unlock()
+		if want := [][]int{{1}, {2, 3, 4}, {5, 6, 7}, {8, 9, 10}}; !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("batches before the flush interval = %v, want %v", got, want)
+		}
+		advance(time.Second)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(batches) != 5 || !slices.Equal(batches[4], []int{11}) {
+			t.Errorf("batches after the flush interval = %v, want the last one [11]", batches)
+		}
+	})
+}
+
 // TestLogWriterConcurrentClose races producers against Close under -race:
 // every row is either written or counted as dropped, none is lost.
 func TestLogWriterConcurrentClose(t *testing.T) {
