@@ -12,7 +12,13 @@
 #   NAME=logab:BINARY:MODE[:N]  bench/logab (BINARY "-": built from this
 #                               tree), -log MODE, -batch N
 #   NAME=held                   bench/baseline -hold-prelude
-# direct (the upstream itself) and baseline always run. Example:
+#   NAME=tr:BINARY:API          a ccmesh binary, headless, whose one endpoint
+#                               speaks openai-chat: translation from API
+#                               (anthropic, responses or gemini), as make
+#                               bench's tr-* targets
+# direct (the upstream itself) and baseline always run; with a tr variant,
+# direct-chat too (the Chat request straight to the upstream), which the
+# tr variants' added figures are taken against. Example:
 #   AB_VARIANTS="old=ccmesh:/tmp/ccmesh-old new=ccmesh:/tmp/ccmesh-new off=logab:-:off" \
 #     bench/ab.sh 5 '-mode latency -n 2000' '-mode rate -rps 1000 -c 64 -d 5s'
 set -euo pipefail
@@ -39,7 +45,8 @@ start() { # NAME CMD...: start CMD pinned to core 1 (core 0 for the upstream)
 }
 addr_of() { wait_for test -s "$1" || die "no address in $1"; cat "$1"; }
 
-declare -A URL PID
+declare -A URL PID PATH_OF FLAGS
+CHAT=() # the tr variants
 start upstream taskset -c 0 "$BIN/upstream" -port-file "$WORK/upstream.addr"
 UP=$(addr_of "$WORK/upstream.addr")
 start direct taskset -c 1 "$BIN/upstream" -port-file "$WORK/direct.addr"
@@ -52,15 +59,24 @@ for v in ${AB_VARIANTS:-}; do
 	name=${v%%=*}
 	IFS=: read -r kind a b c <<<"${v#*=}"
 	case $kind in
-	ccmesh)
+	ccmesh | tr)
 		port=$(free_port)
 		start "$name" taskset -c 1 "$a" --headless --listen "127.0.0.1:$port" --data "$WORK/$name-data" --admin-token "$TOKEN"
 		URL[$name]=http://127.0.0.1:$port
 		wait_for curl -fs -o /dev/null -H "Authorization: Bearer $TOKEN" "${URL[$name]}/api/endpoints" ||
 			die "$name did not start: $(cat "$WORK/$name.log")"
-		curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" \
-			-d "{\"name\":\"up\",\"base_url\":\"http://$UP\",\"protocol\":\"anthropic\",\"api_key\":\"k-123456789\"}" \
-			"${URL[$name]}/api/endpoints"
+		ep="{\"name\":\"up\",\"base_url\":\"http://$UP\",\"protocol\":\"anthropic\",\"api_key\":\"k-123456789\"}"
+		if [[ $kind == tr ]]; then
+			ep="{\"name\":\"chat\",\"base_url\":\"http://$UP\",\"protocol\":\"openai-chat\",\"api_key\":\"k-123456789\",\"models\":[\"claude-*\",\"gpt-*\",\"gemini-*\"]}"
+			case $b in
+			anthropic) FLAGS[$name]="-upstream chat" ;;
+			responses) PATH_OF[$name]=/v1/responses FLAGS[$name]="-api responses -upstream chat -model gpt-5-bench" ;;
+			gemini) PATH_OF[$name]=/v1beta FLAGS[$name]="-api gemini -upstream chat -model gemini-bench" ;;
+			*) die "variant $v: API $b is not anthropic, responses or gemini" ;;
+			esac
+			CHAT+=("$name")
+		fi
+		curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" -d "$ep" "${URL[$name]}/api/endpoints"
 		;;
 	logab)
 		[[ $a == - ]] && a=$BIN/logab
@@ -73,20 +89,25 @@ for v in ${AB_VARIANTS:-}; do
 		start "$name" taskset -c 1 "$BIN/baseline" -hold-prelude -upstream "http://$UP" -port-file "$WORK/$name.addr"
 		URL[$name]=http://$(addr_of "$WORK/$name.addr")
 		;;
-	*) die "variant $v: kind $kind is not ccmesh, logab or held" ;;
+	*) die "variant $v: kind $kind is not ccmesh, tr, logab or held" ;;
 	esac
 	PID[$name]=$LASTPID
 	TARGETS+=("$name")
 done
+if ((${#CHAT[@]})); then
+	URL[direct-chat]=${URL[direct]} PID[direct-chat]=${PID[direct]}
+	PATH_OF[direct-chat]=/v1/chat/completions FLAGS[direct-chat]="-api chat -upstream chat"
+	TARGETS+=(direct-chat)
+fi
 for round in $(seq "$ROUNDS"); do
 	for test in "$@"; do
 		for i in "${!TARGETS[@]}"; do
 			t=${TARGETS[$(((i + round) % ${#TARGETS[@]}))]}
 			log "round $round/$ROUNDS: $t $test"
-			# shellcheck disable=SC2086 # $test is a list of flags
-			taskset -c 0 "$BIN/loadgen" -url "${URL[$t]}/v1/messages" -label "$t" -round "$round" -test "$test" \
-				-pid "${PID[$t]}" $test >>"$WORK/results.jsonl"
+			# shellcheck disable=SC2086 # $test and FLAGS[$t] are lists of flags
+			taskset -c 0 "$BIN/loadgen" -url "${URL[$t]}${PATH_OF[$t]:-/v1/messages}" -label "$t" -round "$round" -test "$test" \
+				-pid "${PID[$t]}" ${FLAGS[$t]:-} $test >>"$WORK/results.jsonl"
 		done
 	done
 done
-"$BIN/absum" "$WORK/results.jsonl"
+"$BIN/absum" -chat "$(IFS=,; echo "${CHAT[*]}")" "$WORK/results.jsonl"

@@ -1,13 +1,16 @@
 // Command absum summarises a bench/ab.sh run: per test and target, the
 // median over rounds of (target − direct) within each round, with each
-// round's figure, and the median CPU per request.
+// round's figure, and the median CPU per request. The targets named in
+// -chat translate to a Chat upstream: their added figures are taken
+// against direct-chat (the Chat request straight to the upstream) instead.
 //
-//	absum results.jsonl
+//	absum [-chat NAME,NAME] results.jsonl
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -31,10 +34,12 @@ type result struct {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		log.Fatal("usage: absum results.jsonl")
+	chat := flag.String("chat", "", "targets whose added figures are taken against direct-chat, comma-separated")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		log.Fatal("usage: absum [-chat NAME,NAME] results.jsonl")
 	}
-	f, err := os.Open(os.Args[1])
+	f, err := os.Open(flag.Arg(0))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -43,7 +48,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(summary(rs))
+	fmt.Print(summary(rs, strings.Split(*chat, ",")))
 }
 
 func read(r io.Reader) ([]result, error) {
@@ -66,13 +71,13 @@ type metric struct {
 	added bool // minus direct's in the same round
 }
 
-func summary(rs []result) string {
+func summary(rs []result, chat []string) string {
 	var tests, targets []string
 	for _, r := range rs {
 		if !slices.Contains(tests, r.Test) {
 			tests = append(tests, r.Test)
 		}
-		if r.Target != "direct" && !slices.Contains(targets, r.Target) {
+		if r.Target != "direct" && r.Target != "direct-chat" && !slices.Contains(targets, r.Target) {
 			targets = append(targets, r.Target)
 		}
 	}
@@ -93,7 +98,11 @@ func summary(rs []result) string {
 		for _, t := range targets {
 			fmt.Fprintf(&b, "  %-10s", t)
 			for _, m := range ms {
-				vs := perRound(rs, test, t, m)
+				ref := "direct"
+				if slices.Contains(chat, t) {
+					ref = "direct-chat"
+				}
+				vs := perRound(rs, test, t, ref, m)
 				fmt.Fprintf(&b, "  %s %s", m.name, format(vs))
 			}
 			b.WriteString("\n")
@@ -102,9 +111,9 @@ func summary(rs []result) string {
 	return b.String()
 }
 
-// perRound is m of target in each round that has it (and direct, when m
-// is added), in round order.
-func perRound(rs []result, test, target string, m metric) []float64 {
+// perRound is m of target in each round that has it (minus ref's, when m
+// is added and ref ran in that round), in round order.
+func perRound(rs []result, test, target, ref string, m metric) []float64 {
 	byRound := map[int]map[string]result{}
 	for _, r := range rs {
 		if r.Test != test {
@@ -123,7 +132,7 @@ func perRound(rs []result, test, target string, m metric) []float64 {
 	var vs []float64
 	for _, k := range rounds {
 		x, ok := byRound[k][target]
-		d, okd := byRound[k]["direct"]
+		d, okd := byRound[k][ref]
 		switch {
 		case !ok:
 		case !m.added:

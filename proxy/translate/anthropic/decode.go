@@ -20,7 +20,7 @@ const billingPrefix = "x-anthropic-billing-header:"
 // json.Unmarshal calls walked each text several times (bench/NOTES.md,
 // "Request decoding").
 func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	d := &requestDecoder{rd: conv.NewReader(body), r: &conv.Request{From: Protocol}}
+	d := &requestDecoder{rd: conv.NewSharedReader(body), r: &conv.Request{From: Protocol}}
 	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("anthropic request: %w", err)
 	}

@@ -68,7 +68,7 @@ type wirePart struct {
 // DecodeRequest reads a Chat Completions request body in one pass
 // (conv.Reader; bench/NOTES.md, "Request decoding").
 func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	d := &requestDecoder{rd: conv.NewReader(body)}
+	d := &requestDecoder{rd: conv.NewSharedReader(body)}
 	if err := d.read(); err != nil {
 		return nil, fmt.Errorf("chat request: %w", err)
 	}

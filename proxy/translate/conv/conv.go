@@ -308,7 +308,8 @@ func IsUnsupported(err error) bool {
 type Codec interface {
 	Protocol() Protocol
 	// DecodeRequest reads a client's request body. A body it cannot use
-	// is an error the proxy answers with 400.
+	// is an error the proxy answers with 400. The Request shares body's
+	// memory (NewSharedReader): body must not change while it is in use.
 	DecodeRequest(body []byte) (*Request, error)
 	// EncodeRequest writes r as this protocol's request body, with
 	// r.Model and r.Stream as they are (the proxy sets both).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ccmesh/ccmesh/internal/jsonscan"
 )
@@ -24,13 +25,25 @@ type Reader struct {
 	data  []byte
 	off   int
 	depth int
+	// shared: strings without escapes and raw values share data's memory
+	// rather than copying it (NewSharedReader).
+	shared bool
 }
 
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
 
-// NewReader reads data.
+// NewReader reads data. What it returns is its own: data may change
+// afterwards.
 func NewReader(data []byte) *Reader { return &Reader{data: data} }
+
+// NewSharedReader reads data, which must not change while anything read
+// from it is in use: a string without escapes, and a raw value, is a view
+// of data, not a copy (a raw value's capacity ends with it, so an append
+// to it copies). The request decoders read the client's body so: it lives
+// as long as the request and never changes, and its text is most of a
+// decoded request (bench/NOTES.md, "Translation at pass-through cost").
+func NewSharedReader(data []byte) *Reader { return &Reader{data: data, shared: true} }
 
 // Kind is the first byte of the next value ('{', '[', '"', 'n', 't', 'f',
 // '-' or a digit), or 0 at the end of the input.
@@ -120,8 +133,11 @@ func (r *Reader) Mark() Mark {
 func (r *Reader) Rewind(m Mark) { r.off, r.depth = m.off, m.depth }
 
 // RawSince is a copy of the input from start (an Offset) to here: the raw
-// text of a value just read.
+// text of a value just read (a view of it from a NewSharedReader).
 func (r *Reader) RawSince(start int) json.RawMessage {
+	if r.shared {
+		return json.RawMessage(r.data[start:r.off:r.off])
+	}
 	return append(json.RawMessage(nil), r.data[start:r.off]...)
 }
 
@@ -269,9 +285,12 @@ func (r *Reader) String(dst *string) error {
 	if err != nil {
 		return err
 	}
-	if plain {
+	switch {
+	case plain && r.shared && end-1 > start:
+		*dst = unsafe.String(&r.data[start], end-1-start)
+	case plain:
 		*dst = string(r.data[start : end-1])
-	} else {
+	default:
 		*dst = unquote(r.data[start : end-1])
 	}
 	return nil

@@ -1,8 +1,10 @@
 package conv
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
+	"unsafe"
 )
 
 // TestReaderValidates holds Reader to encoding/json on what is valid JSON.
@@ -69,5 +71,63 @@ func TestReaderNumbers(t *testing.T) {
 				t.Errorf("Int64(%s) = %v, want %v", c.in, p, want)
 			}
 		})
+	}
+}
+
+// TestSharedReader: a NewSharedReader's plain strings and raw values are
+// views of its input (no copy), a string with escapes is still its own,
+// an append to a raw value does not write into the input, and a
+// NewReader's values are copies that outlive a change to the input.
+func TestSharedReader(t *testing.T) {
+	in := []byte(`{"plain":"hello","esc":"a\nb","raw":{"x":1},"tail":"!"}`)
+	within := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		lo := uintptr(unsafe.Pointer(&in[0]))
+		return p >= lo && p < lo+uintptr(len(in))
+	}
+	read := func(r *Reader) (plain, esc string, raw json.RawMessage) {
+		t.Helper()
+		err := r.Object(func(key []byte) error {
+			var err error
+			switch string(key) {
+			case "plain":
+				err = r.String(&plain)
+			case "esc":
+				err = r.String(&esc)
+			case "raw":
+				raw, err = r.Raw()
+			default:
+				err = r.Skip()
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		return plain, esc, raw
+	}
+
+	plain, esc, raw := read(NewSharedReader(in))
+	if plain != "hello" || esc != "a\nb" || string(raw) != `{"x":1}` {
+		t.Fatalf("shared read %q %q %s", plain, esc, raw)
+	}
+	if !within(plain) || !within(unsafe.String(&raw[0], len(raw))) {
+		t.Error("a shared reader copied a plain string or a raw value")
+	}
+	if within(esc) {
+		t.Error("a string with an escape aliases the input, which holds it escaped")
+	}
+	if cap(raw) != len(raw) {
+		t.Errorf("a shared raw value has room past its end (cap %d, len %d): an append would write into the input", cap(raw), len(raw))
+	}
+	_ = append(raw, '?')
+	if !bytes.Equal(in, []byte(`{"plain":"hello","esc":"a\nb","raw":{"x":1},"tail":"!"}`)) {
+		t.Errorf("an append to a shared raw value wrote into the input: %s", in)
+	}
+
+	plain, _, raw = read(NewReader(in))
+	copy(in, bytes.Repeat([]byte{'#'}, len(in)))
+	if plain != "hello" || string(raw) != `{"x":1}` {
+		t.Errorf("NewReader's values changed with the input: %q %s", plain, raw)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // The model and the stream flag are not in it (a Gemini client gives them
 // in the path, ParsePath): the proxy sets Request.Model and Stream.
 func (c codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	d := &requestDecoder{rd: conv.NewReader(body), r: &conv.Request{From: Protocol}}
+	d := &requestDecoder{rd: conv.NewSharedReader(body), r: &conv.Request{From: Protocol}}
 	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("gemini request: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 // what it read in the order the members were always checked in, so the
 // order of Dropped and which error wins do not depend on the body's.
 func (codec) DecodeRequest(body []byte) (*conv.Request, error) {
-	d := &requestDecoder{rd: conv.NewReader(body), r: &conv.Request{From: Protocol}}
+	d := &requestDecoder{rd: conv.NewSharedReader(body), r: &conv.Request{From: Protocol}}
 	if err := d.read(); err != nil {
 		return nil, fmt.Errorf("responses request: %w", err)
 	}
