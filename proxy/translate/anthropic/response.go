@@ -97,7 +97,20 @@ func (codec) EncodeResponse(resp *conv.Response, req *conv.Request) ([]byte, err
 		}
 	}
 	out.StopReason = ptr(stopOut(resp.Stop, called))
+	if b, ok := out.AppendJSON(make([]byte, 0, answerSize(resp))); ok {
+		return b, nil
+	}
 	return conv.Marshal(out), nil
+}
+
+// answerSize is about the size of resp written for the client.
+func answerSize(resp *conv.Response) int {
+	n := 256 + len(resp.ID) + len(resp.Model)
+	for i := range resp.Parts {
+		p := &resp.Parts[i]
+		n += 64 + len(p.Text) + len(p.Args) + len(p.Signature) + len(p.Redacted) + len(p.CallID) + len(p.Name)
+	}
+	return n + n/16 // escapes
 }
 
 // answerBlock writes one part of an answer for the client.

@@ -3,7 +3,7 @@ package chat
 import (
 	"testing"
 
-	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/internal/jsontest"
 )
 
 // outMessage writes itself as Marshal writes it, or leaves it to Marshal.
@@ -19,7 +19,7 @@ func TestOutMessageAppendJSON(t *testing.T) {
 		{Role: "assistant", Content: nil, ToolCalls: []outToolCall{tc}},
 		{Role: "user", Content: []outPart{{Type: "text", Text: "x"}}},
 	} {
-		want := string(conv.Marshal(m))
+		want := jsontest.Reflected(m) // conv.Marshal asks AppendJSON itself
 		got, ok := m.AppendJSON(nil)
 		if !ok {
 			if len(m.ToolCalls) == 0 && (m.Content == nil || isString(m.Content)) {

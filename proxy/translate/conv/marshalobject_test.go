@@ -19,6 +19,12 @@ func TestMarshalObjectIsMarshal(t *testing.T) {
 		{"tools": []any{map[string]any{"b": 1, "a": []string{"x"}}, nil, json.RawMessage(`{"z":1, "y":2}`)}},
 		{"nil_slice": []item(nil), "empty": []item{}, "bytes": []byte("raw"), "raw": json.RawMessage(`[1, 2]`)},
 		{"max_tokens": &n, "stop": []string{"a", "b"}, "stream_options": map[string]bool{"include_usage": true}, "Zeta": 1, "alpha": 2},
+		// The members written without encoding/json: keys that need escapes,
+		// strings, bools, ints, *int64 (nil too) and raw JSON with spaces.
+		{"k\"<\u2028\xff": "v <&> \n", "stream": true, "parallel": false, "n": int64(-5), "m": -7, "nil_ptr": (*int64)(nil),
+			"raw": json.RawMessage(" { \"a\" : [ 1 , \"<\" ] } "), "f": 0.000001},
+		{"bad_raw": json.RawMessage(`{"a":`)},
+		{"empty_raw": json.RawMessage{}, "x": 1},
 	}
 	for _, m := range objects {
 		want := string(Marshal(m))
