@@ -43,6 +43,24 @@ type wireUsage struct {
 	CacheWrite *int64 `json:"cache_creation_input_tokens"`
 }
 
+// ReadUsage reads a usage object (conv.UsageReader): a null member sets
+// it to nil, as json.Unmarshal does.
+func (w *wireUsage) ReadUsage(rd *conv.Reader) error {
+	return rd.Fields(func(key string) (bool, error) {
+		switch key {
+		case "input_tokens":
+			return true, rd.Int64(&w.Input)
+		case "output_tokens":
+			return true, rd.Int64(&w.Output)
+		case "cache_read_input_tokens":
+			return true, rd.Int64(&w.CacheRead)
+		case "cache_creation_input_tokens":
+			return true, rd.Int64(&w.CacheWrite)
+		}
+		return false, nil
+	})
+}
+
 // all returns u with every member present taken from w.
 func (w *wireUsage) all(u conv.Usage) conv.Usage {
 	if w == nil {

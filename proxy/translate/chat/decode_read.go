@@ -351,6 +351,11 @@ func readAnswerMessage(rd *conv.Reader, m *wireMessage) error {
 	})
 }
 
+// ReadUsage reads a usage object (conv.UsageReader).
+func (u *wireUsage) ReadUsage(rd *conv.Reader) error {
+	return rd.Fields(func(key string) (bool, error) { return readUsage(rd, u, key) })
+}
+
 // readUsage reads member key of a usage object.
 func readUsage(rd *conv.Reader, u *wireUsage, key string) (bool, error) {
 	switch key {

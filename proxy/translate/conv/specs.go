@@ -3,6 +3,7 @@ package conv
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 )
 
@@ -54,7 +55,7 @@ func UsageMember[W any](b []byte, event bool) (*W, bool) {
 			if w == nil {
 				w = new(W)
 			}
-			if json.Unmarshal(v, w) != nil {
+			if decodeUsage(v, w) != nil {
 				return nil, false // as a decode of the whole document would fail
 			}
 		}
@@ -63,6 +64,33 @@ func UsageMember[W any](b []byte, event bool) (*W, bool) {
 		}
 	}
 	return nil, false
+}
+
+// UsageReader is a protocol's usage type that reads one usage object's
+// members itself (with Fields), as json.Unmarshal would set them: every
+// answer's and many events' usage is read so, and encoding/json's
+// reflection cost several times the read on a request's cold caches
+// (bench/NOTES.md, The last misses). Each codec's tests hold its reader
+// to json.Unmarshal.
+type UsageReader interface {
+	ReadUsage(r *Reader) error
+}
+
+// decodeUsage decodes the usage object v into w, with w's own reader
+// when it has one.
+func decodeUsage(v []byte, w any) error {
+	ur, ok := w.(UsageReader)
+	if !ok {
+		return json.Unmarshal(v, w)
+	}
+	r := NewReader(v)
+	if r.Kind() != '{' {
+		return errors.New("usage: not an object")
+	}
+	if err := ur.ReadUsage(r); err != nil {
+		return err
+	}
+	return r.End()
 }
 
 var (

@@ -5,6 +5,10 @@ package jsontest
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/conv"
 )
 
 // Reflected is what encoding/json writes for v without HTML escaping and
@@ -18,4 +22,44 @@ func Reflected(v any) string {
 		return "null"
 	}
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// CheckUsageMember fails t when conv.UsageMember reads the usage of the
+// body b into W otherwise than json.Unmarshal of the whole body does: the
+// same values, and found exactly when the decode succeeds with a usage.
+// With W a conv.UsageReader this holds its reader to encoding/json.
+func CheckUsageMember[W any](t testing.TB, b []byte) {
+	t.Helper()
+	got, gotOK := conv.UsageMember[W](b, false)
+	var top struct {
+		Usage *W `json:"usage"`
+	}
+	wantOK := json.Unmarshal(b, &top) == nil && top.Usage != nil
+	switch {
+	case gotOK != wantOK:
+		t.Errorf("UsageMember(%q) found %t; json.Unmarshal of the body %t (%+v)", b, gotOK, wantOK, top.Usage)
+	case gotOK && !reflect.DeepEqual(got, top.Usage):
+		t.Errorf("UsageMember(%q) = %+v; json.Unmarshal gives %+v", b, got, top.Usage)
+	}
+}
+
+// UsageSeeds are bodies whose usage objects try a usage reader's edges:
+// nested details, nulls, keys in other cases, repeated members, numbers
+// no integer holds, other types.
+var UsageSeeds = []string{
+	`{"usage":{"input_tokens":12,"output_tokens":3,"cache_read_input_tokens":5000,"cache_creation_input_tokens":7}}`,
+	`{"usage":{"prompt_tokens":1200,"completion_tokens":9,"total_tokens":1209,"prompt_tokens_details":{"cached_tokens":100,"cache_write_tokens":4},"completion_tokens_details":{"reasoning_tokens":3},"prompt_cache_hit_tokens":1,"cached_tokens":2}}`,
+	`{"usage":{"INPUT_TOKENS":1,"Prompt_Tokens":2,"output_tokens":null,"completion_tokens_details":null}}`,
+	`{"usage":{"input_tokens":1},"usage":{"output_tokens":2}}`,
+	`{"usage":{"input_tokens":1},"usage":null}`,
+	`{"usage":{"input_tokens":1.5}}`,
+	`{"usage":{"prompt_tokens":1e3}}`,
+	`{"usage":{"input_tokens":99999999999999999999}}`,
+	`{"usage":{"input_tokens":"12"}}`,
+	`{"usage":[1,2]}`,
+	`{"usage":7}`,
+	`{"usage":{"prompt_tokens_details":{"cached_tokens":-4},"prompt_tokens_details":{"cache_write_tokens":4}}}`,
+	`{"usage":{"server_tool_use":{"web_search_requests":1},"service_tier":"standard","input_tokens":3}}`,
+	`{"usage":{"input_tokens":1}} trailing`,
+	` { "usage" : { "output_tokens" : 4 , "input_tokens" : 2 } } `,
 }
