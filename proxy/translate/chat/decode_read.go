@@ -285,18 +285,7 @@ func readResponse(body []byte, w *wireResponse) error {
 		case "usage":
 			return true, conv.ObjectInto(rd, &w.Usage, func(key string) (bool, error) { return readUsage(rd, w.Usage, key) })
 		case "error":
-			return true, conv.ObjectInto(rd, &w.Error, func(key string) (ok bool, err error) {
-				switch key {
-				case "message":
-					return true, rd.String(&w.Error.Message)
-				case "type":
-					return true, rd.String(&w.Error.Type)
-				case "code":
-					w.Error.Code, err = rd.Raw()
-					return true, err
-				}
-				return false, nil
-			})
+			return true, readError(rd, &w.Error)
 		}
 		return false, nil
 	})
@@ -304,6 +293,93 @@ func readResponse(body []byte, w *wireResponse) error {
 		return err
 	}
 	return rd.End()
+}
+
+// readChunk reads a stream chunk into c in one pass, with the values
+// json.Unmarshal would give (TestReadChunkIsUnmarshal): a translated
+// stream reads one chunk per event, and encoding/json's reflection was
+// the largest part of that (bench/NOTES.md, The last misses).
+func readChunk(data []byte, c *wireChunk) error {
+	rd := conv.NewReader(data)
+	if rd.Kind() == 'n' { // null leaves c as it is, as Unmarshal does
+		if err := rd.Skip(); err != nil {
+			return err
+		}
+		return rd.End()
+	}
+	err := rd.Fields(func(key string) (ok bool, err error) {
+		switch key {
+		case "id":
+			return true, rd.String(&c.ID)
+		case "model":
+			return true, rd.String(&c.Model)
+		case "choices":
+			return true, readSlice(rd, &c.Choices, func(ch *wireChunkChoice) error { return readChunkChoice(rd, ch) })
+		case "usage":
+			return true, conv.ObjectInto(rd, &c.Usage, func(key string) (bool, error) { return readUsage(rd, c.Usage, key) })
+		case "error":
+			return true, readError(rd, &c.Error)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	return rd.End()
+}
+
+func readChunkChoice(rd *conv.Reader, ch *wireChunkChoice) error {
+	return rd.Fields(func(key string) (ok bool, err error) {
+		switch key {
+		case "index":
+			var n *int64
+			if err = rd.Int64(&n); err == nil && n != nil {
+				ch.Index = int(*n)
+			}
+			return true, err
+		case "delta":
+			return true, readDelta(rd, &ch.Delta)
+		case "finish_reason":
+			return true, rd.StringPtr(&ch.FinishReason)
+		case "usage":
+			return true, conv.ObjectInto(rd, &ch.Usage, func(key string) (bool, error) { return readUsage(rd, ch.Usage, key) })
+		}
+		return false, nil
+	})
+}
+
+// readDelta reads what a chunk adds to the message.
+func readDelta(rd *conv.Reader, d *wireDelta) error {
+	return rd.Fields(func(key string) (ok bool, err error) {
+		switch key {
+		case "content":
+			return true, rd.StringPtr(&d.Content)
+		case "reasoning_content":
+			return true, rd.StringPtr(&d.ReasoningContent)
+		case "reasoning":
+			d.Reasoning, err = rd.Raw()
+			return true, err
+		case "tool_calls":
+			return true, readSlice(rd, &d.ToolCalls, func(c *wireToolCall) error { return readToolCall(rd, c) })
+		}
+		return false, nil
+	})
+}
+
+// readError reads an error object into *e (nil for null).
+func readError(rd *conv.Reader, e **wireError) error {
+	return conv.ObjectInto(rd, e, func(key string) (ok bool, err error) {
+		switch key {
+		case "message":
+			return true, rd.String(&(*e).Message)
+		case "type":
+			return true, rd.String(&(*e).Type)
+		case "code":
+			(*e).Code, err = rd.Raw()
+			return true, err
+		}
+		return false, nil
+	})
 }
 
 // readSlice reads an array into *s as json.Unmarshal does: a null makes

@@ -13,16 +13,19 @@ import (
 
 // wireChunk is one chat.completion.chunk, or an error in the stream.
 type wireChunk struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Index        int        `json:"index"`
-		Delta        wireDelta  `json:"delta"`
-		FinishReason *string    `json:"finish_reason"`
-		Usage        *wireUsage `json:"usage"` // Moonshot reports it here
-	} `json:"choices"`
-	Usage *wireUsage `json:"usage"`
-	Error *wireError `json:"error"`
+	ID      string            `json:"id"`
+	Model   string            `json:"model"`
+	Choices []wireChunkChoice `json:"choices"`
+	Usage   *wireUsage        `json:"usage"`
+	Error   *wireError        `json:"error"`
+}
+
+// wireChunkChoice is one choice of a chunk.
+type wireChunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        wireDelta  `json:"delta"`
+	FinishReason *string    `json:"finish_reason"`
+	Usage        *wireUsage `json:"usage"` // Moonshot reports it here
 }
 
 // wireDelta is what a chunk adds to the message.
@@ -81,7 +84,7 @@ func (d *streamDecoder) Decode(_ string, data []byte, emit func(conv.Event)) err
 		return nil
 	}
 	var c wireChunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := readChunk(data, &c); err != nil {
 		return fmt.Errorf("chat stream: %w", err)
 	}
 	if c.Error != nil {
