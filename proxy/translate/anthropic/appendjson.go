@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
@@ -76,14 +74,10 @@ func (b *outBlock) appendJSON(dst []byte) ([]byte, bool) {
 		dst = conv.AppendString(dst, b.Name)
 	}
 	if len(b.Input) > 0 {
-		// encoding/json writes a RawMessage compacted, and fails the
-		// whole value when it is not JSON: so does Compact.
-		dst = append(dst, `,"input":`...)
-		buf := bytes.NewBuffer(dst)
-		if json.Compact(buf, b.Input) != nil {
+		var ok bool
+		if dst, ok = conv.AppendCompact(append(dst, `,"input":`...), b.Input); !ok {
 			return dst, false
 		}
-		dst = buf.Bytes()
 	}
 	if b.Thinking != nil {
 		dst = append(dst, `,"thinking":`...)

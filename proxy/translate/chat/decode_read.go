@@ -267,14 +267,7 @@ func readPart(rd *conv.Reader, p *wirePart) error {
 // answer was decoded by encoding/json, which checks the whole body before
 // it decodes, then its content again.
 func readResponse(body []byte, w *wireResponse) error {
-	rd := conv.NewReader(body)
-	if rd.Kind() == 'n' { // null leaves w as it is, as Unmarshal does
-		if err := rd.Skip(); err != nil {
-			return err
-		}
-		return rd.End()
-	}
-	err := rd.Fields(func(key string) (ok bool, err error) {
+	return readDoc(body, func(rd *conv.Reader, key string) (bool, error) {
 		switch key {
 		case "id":
 			return true, rd.String(&w.ID)
@@ -289,10 +282,6 @@ func readResponse(body []byte, w *wireResponse) error {
 		}
 		return false, nil
 	})
-	if err != nil {
-		return err
-	}
-	return rd.End()
 }
 
 // readChunk reads a stream chunk into c in one pass, with the values
@@ -300,14 +289,7 @@ func readResponse(body []byte, w *wireResponse) error {
 // stream reads one chunk per event, and encoding/json's reflection was
 // the largest part of that (bench/NOTES.md, The last misses).
 func readChunk(data []byte, c *wireChunk) error {
-	rd := conv.NewReader(data)
-	if rd.Kind() == 'n' { // null leaves c as it is, as Unmarshal does
-		if err := rd.Skip(); err != nil {
-			return err
-		}
-		return rd.End()
-	}
-	err := rd.Fields(func(key string) (ok bool, err error) {
+	return readDoc(data, func(rd *conv.Reader, key string) (bool, error) {
 		switch key {
 		case "id":
 			return true, rd.String(&c.ID)
@@ -322,7 +304,14 @@ func readChunk(data []byte, c *wireChunk) error {
 		}
 		return false, nil
 	})
-	if err != nil {
+}
+
+// readDoc reads a whole document's members with member, as json.Unmarshal
+// reads it into a struct: a null leaves the struct as it is, anything
+// after the value is an error.
+func readDoc(data []byte, member func(rd *conv.Reader, key string) (bool, error)) error {
+	rd := conv.NewReader(data)
+	if err := rd.Fields(func(key string) (bool, error) { return member(rd, key) }); err != nil {
 		return err
 	}
 	return rd.End()
@@ -332,10 +321,9 @@ func readChunkChoice(rd *conv.Reader, ch *wireChunkChoice) error {
 	return rd.Fields(func(key string) (ok bool, err error) {
 		switch key {
 		case "index":
-			var n *int64
-			if err = rd.Int64(&n); err == nil && n != nil {
-				ch.Index = int(*n)
-			}
+			n := int64(ch.Index)
+			err = readInt(rd, &n)
+			ch.Index = int(n)
 			return true, err
 		case "delta":
 			return true, readDelta(rd, &ch.Delta)

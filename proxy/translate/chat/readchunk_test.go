@@ -1,10 +1,9 @@
 package chat
 
 import (
-	"encoding/json"
-	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/internal/jsontest"
 )
 
 var chunkSeeds = []string{
@@ -34,21 +33,7 @@ var chunkSeeds = []string{
 }
 
 // readChunk gives what json.Unmarshal gave, or an error where it did.
-func checkReadChunk(t *testing.T, data []byte) {
-	t.Helper()
-	if strings.Contains(string(data), "ſ") || strings.Contains(string(data), "K") {
-		return // encoding/json folds these non-ASCII letters in names, conv.Reader does not (bench/NOTES.md, Request decoding)
-	}
-	var want, got wireChunk
-	wantErr := json.Unmarshal(data, &want)
-	gotErr := readChunk(data, &got)
-	if (wantErr != nil) != (gotErr != nil) {
-		t.Fatalf("readChunk(%q) error %v; json.Unmarshal's %v", data, gotErr, wantErr)
-	}
-	if wantErr == nil && !reflect.DeepEqual(got, want) {
-		t.Errorf("readChunk(%q) = %+v\njson.Unmarshal gives %+v", data, got, want)
-	}
-}
+func checkReadChunk(t *testing.T, data []byte) { jsontest.CheckRead(t, "readChunk", data, readChunk) }
 
 func TestReadChunkIsUnmarshal(t *testing.T) {
 	for _, s := range chunkSeeds {

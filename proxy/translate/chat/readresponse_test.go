@@ -1,10 +1,9 @@
 package chat
 
 import (
-	"encoding/json"
-	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/ccmesh/ccmesh/proxy/translate/internal/jsontest"
 )
 
 var responseSeeds = []string{
@@ -27,19 +26,7 @@ var responseSeeds = []string{
 
 // readResponse gives what json.Unmarshal gave, or an error where it did.
 func checkReadResponse(t *testing.T, body []byte) {
-	t.Helper()
-	if strings.Contains(string(body), "ſ") || strings.Contains(string(body), "K") {
-		return // encoding/json folds these non-ASCII letters in names, conv.Reader does not (bench/NOTES.md, Request decoding)
-	}
-	var want, got wireResponse
-	wantErr := json.Unmarshal(body, &want)
-	gotErr := readResponse(body, &got)
-	if (wantErr != nil) != (gotErr != nil) {
-		t.Fatalf("readResponse(%q) error %v; json.Unmarshal's %v", body, gotErr, wantErr)
-	}
-	if wantErr == nil && !reflect.DeepEqual(got, want) {
-		t.Errorf("readResponse(%q) = %+v\njson.Unmarshal gives %+v", body, got, want)
-	}
+	jsontest.CheckRead(t, "readResponse", body, readResponse)
 }
 
 func TestReadResponseIsUnmarshal(t *testing.T) {

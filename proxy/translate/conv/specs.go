@@ -3,7 +3,6 @@ package conv
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 )
 
@@ -84,9 +83,6 @@ func decodeUsage(v []byte, w any) error {
 		return json.Unmarshal(v, w)
 	}
 	r := NewReader(v)
-	if r.Kind() != '{' {
-		return errors.New("usage: not an object")
-	}
 	if err := ur.ReadUsage(r); err != nil {
 		return err
 	}

@@ -291,15 +291,24 @@ func appendScalar(dst []byte, v any) ([]byte, bool) {
 		}
 		return strconv.AppendInt(dst, *v, 10), true
 	case json.RawMessage:
-		// Written compacted, and a value that is not JSON fails the whole
-		// object: left to encoding/json, as an empty one (null).
-		buf := bytes.NewBuffer(dst)
-		if len(v) == 0 || json.Compact(buf, v) != nil {
+		// An empty one fails the whole object: left to encoding/json.
+		if len(v) == 0 {
 			return dst, false
 		}
-		return buf.Bytes(), true
+		return AppendCompact(dst, v)
 	}
 	return dst, false
+}
+
+// AppendCompact appends raw as encoding/json writes a json.RawMessage:
+// compacted, HTML left as it is. ok is false, and dst as it was, when raw
+// is not JSON (encoding/json then fails the whole value).
+func AppendCompact(dst []byte, raw []byte) ([]byte, bool) {
+	buf := bytes.NewBuffer(dst)
+	if json.Compact(buf, raw) != nil {
+		return dst, false
+	}
+	return buf.Bytes(), true
 }
 
 // SizeHint is about the size of r written in any protocol: its texts,
