@@ -7,6 +7,7 @@ import (
 	"github.com/ccmesh/ccmesh/proxy/translate/anthropic"
 	"github.com/ccmesh/ccmesh/proxy/translate/chat"
 	"github.com/ccmesh/ccmesh/proxy/translate/conv"
+	"github.com/ccmesh/ccmesh/proxy/translate/gemini"
 	"github.com/ccmesh/ccmesh/proxy/translate/responses"
 )
 
@@ -17,6 +18,7 @@ var (
 	smallBodies = map[conv.Protocol]string{
 		anthropic.Protocol: `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":false,"messages":[{"role":"user","content":"` + smallFiller + `"}]}`,
 		responses.Protocol: `{"model":"claude-sonnet-4-5","max_output_tokens":1024,"stream":false,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"` + smallFiller + `"}]}]}`,
+		gemini.Protocol:    `{"contents":[{"role":"user","parts":[{"text":"` + smallFiller + `"}]}],"generationConfig":{"maxOutputTokens":1024}}`,
 	}
 	smallAnswer = []byte(`{"id":"chatcmpl-bench","object":"chat.completion","created":1764547200,"model":"claude-sonnet-4-5",` +
 		`"choices":[{"index":0,"message":{"role":"assistant","content":"Hello from the benchmark upstream."},"finish_reason":"stop"}],` +
@@ -28,7 +30,7 @@ var (
 // decoded, encoded for a Chat endpoint, the Chat answer decoded and
 // encoded for the client (bench/NOTES.md, Translation).
 func BenchmarkTranslateSmall(b *testing.B) {
-	for _, from := range []conv.Protocol{anthropic.Protocol, responses.Protocol} {
+	for _, from := range []conv.Protocol{anthropic.Protocol, responses.Protocol, gemini.Protocol} {
 		client, up := Codec(from), Codec(chat.Protocol)
 		body := []byte(smallBodies[from])
 		req, err := client.DecodeRequest(body)
