@@ -21,21 +21,9 @@ func (m outMessage) AppendJSON(dst []byte) ([]byte, bool) {
 	dst = conv.AppendString(dst, m.Role)
 	dst = append(dst, `,"model":`...)
 	dst = conv.AppendString(dst, m.Model)
-	dst = append(dst, `,"content":`...)
-	if m.Content == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range m.Content {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var ok bool
-			if dst, ok = m.Content[i].appendJSON(dst); !ok {
-				return dst[:start], false
-			}
-		}
-		dst = append(dst, ']')
+	dst, ok := conv.AppendArray(append(dst, `,"content":`...), m.Content, (*outBlock).appendJSON)
+	if !ok {
+		return dst[:start], false
 	}
 	dst = append(dst, `,"stop_reason":`...)
 	dst = appendNullable(dst, m.StopReason)

@@ -62,3 +62,25 @@ func AppendString(dst []byte, s string) []byte {
 type Appender interface {
 	AppendJSON(dst []byte) (out []byte, ok bool)
 }
+
+// AppendArray writes s as encoding/json writes a slice — null when it is
+// nil — each element by elem (a method expression such as
+// (*block).appendJSON fits); ok is false, and dst as it was, when elem
+// declines one (an Appender's array members).
+func AppendArray[T any](dst []byte, s []T, elem func(*T, []byte) ([]byte, bool)) ([]byte, bool) {
+	if s == nil {
+		return append(dst, "null"...), true
+	}
+	start := len(dst)
+	dst = append(dst, '[')
+	for i := range s {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var ok bool
+		if dst, ok = elem(&s[i], dst); !ok {
+			return dst[:start], false
+		}
+	}
+	return append(dst, ']'), true
+}

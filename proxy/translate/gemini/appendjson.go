@@ -15,21 +15,9 @@ import (
 func (r outResponse) AppendJSON(dst []byte) ([]byte, bool) {
 	start := len(dst)
 	dst = slices.Grow(dst, r.sizeHint())
-	dst = append(dst, `{"candidates":`...)
-	if r.Candidates == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range r.Candidates {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var ok bool
-			if dst, ok = r.Candidates[i].appendJSON(dst); !ok {
-				return dst[:start], false
-			}
-		}
-		dst = append(dst, ']')
+	dst, ok := conv.AppendArray(append(dst, `{"candidates":`...), r.Candidates, (*outCandidate).appendJSON)
+	if !ok {
+		return dst[:start], false
 	}
 	if u := r.UsageMetadata; u != nil {
 		dst = append(dst, `,"usageMetadata":{"promptTokenCount":`...)
@@ -85,21 +73,9 @@ func (c *outCandidate) appendJSON(dst []byte) ([]byte, bool) {
 		dst = append(dst, `"role":`...)
 		dst = append(conv.AppendString(dst, c.Content.Role), ',')
 	}
-	dst = append(dst, `"parts":`...)
-	if c.Content.Parts == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range c.Content.Parts {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var ok bool
-			if dst, ok = c.Content.Parts[i].appendJSON(dst); !ok {
-				return dst, false
-			}
-		}
-		dst = append(dst, ']')
+	dst, ok := conv.AppendArray(append(dst, `"parts":`...), c.Content.Parts, (*wirePart).appendJSON)
+	if !ok {
+		return dst, false
 	}
 	dst = append(dst, '}')
 	if c.FinishReason != "" {

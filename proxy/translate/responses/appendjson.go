@@ -34,21 +34,9 @@ func (r outResponse) AppendJSON(dst []byte) ([]byte, bool) {
 	}
 	dst = append(dst, `,"model":`...)
 	dst = conv.AppendString(dst, r.Model)
-	dst = append(dst, `,"output":`...)
-	if r.Output == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i, item := range r.Output {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var ok bool
-			if dst, ok = appendItem(dst, item); !ok {
-				return dst[:start], false
-			}
-		}
-		dst = append(dst, ']')
+	dst, ok := conv.AppendArray(append(dst, `,"output":`...), r.Output, appendItem)
+	if !ok {
+		return dst[:start], false
 	}
 	if u := r.Usage; u != nil {
 		dst = append(dst, `,"usage":{"input_tokens":`...)
@@ -94,55 +82,19 @@ func (r outResponse) sizeHint() int {
 // appendItem writes one output item of an answer (a message, reasoning, a
 // function or custom tool call) as encoding/json would; ok is false for
 // any other value.
-func appendItem(dst []byte, item any) ([]byte, bool) {
-	switch it := item.(type) {
+func appendItem(item *any, dst []byte) ([]byte, bool) {
+	switch it := (*item).(type) {
 	case outMessage:
 		dst = appendHead(dst, it.ID, it.Type)
 		dst = append(dst, `,"status":`...)
 		dst = conv.AppendString(dst, it.Status)
 		dst = append(dst, `,"role":`...)
 		dst = conv.AppendString(dst, it.Role)
-		dst = append(dst, `,"content":`...)
-		if it.Content == nil {
-			return append(dst, "null}"...), true
-		}
-		dst = append(dst, '[')
-		for i, c := range it.Content {
-			if len(c.Annotations) > 0 {
-				return dst, false
-			}
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"type":`...)
-			dst = conv.AppendString(dst, c.Type)
-			dst = append(dst, `,"text":`...)
-			dst = conv.AppendString(dst, c.Text)
-			if c.Annotations == nil {
-				dst = append(dst, `,"annotations":null}`...)
-			} else {
-				dst = append(dst, `,"annotations":[]}`...)
-			}
-		}
-		return append(dst, "]}"...), true
+		dst, ok := conv.AppendArray(append(dst, `,"content":`...), it.Content, appendText)
+		return append(dst, '}'), ok
 	case outReasoning:
 		dst = appendHead(dst, it.ID, it.Type)
-		dst = append(dst, `,"summary":`...)
-		if it.Summary == nil {
-			dst = append(dst, "null"...)
-		} else {
-			dst = append(dst, '[')
-			for i, s := range it.Summary {
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				dst = append(dst, `{"type":`...)
-				dst = conv.AppendString(dst, s.Type)
-				dst = append(dst, `,"text":`...)
-				dst = append(conv.AppendString(dst, s.Text), '}')
-			}
-			dst = append(dst, ']')
-		}
+		dst, _ = conv.AppendArray(append(dst, `,"summary":`...), it.Summary, appendSummary)
 		if it.EncryptedContent != "" {
 			dst = append(dst, `,"encrypted_content":`...)
 			dst = conv.AppendString(dst, it.EncryptedContent)
@@ -158,6 +110,29 @@ func appendItem(dst []byte, item any) ([]byte, bool) {
 		return append(conv.AppendString(dst, it.Input), '}'), true
 	}
 	return dst, false
+}
+
+// appendText writes a message's text, declining one with annotations.
+func appendText(c *outText, dst []byte) ([]byte, bool) {
+	if len(c.Annotations) > 0 {
+		return dst, false
+	}
+	dst = append(dst, `{"type":`...)
+	dst = conv.AppendString(dst, c.Type)
+	dst = append(dst, `,"text":`...)
+	dst = conv.AppendString(dst, c.Text)
+	if c.Annotations == nil {
+		return append(dst, `,"annotations":null}`...), true
+	}
+	return append(dst, `,"annotations":[]}`...), true
+}
+
+// appendSummary writes a reasoning item's summary text.
+func appendSummary(s *summaryText, dst []byte) ([]byte, bool) {
+	dst = append(dst, `{"type":`...)
+	dst = conv.AppendString(dst, s.Type)
+	dst = append(dst, `,"text":`...)
+	return append(conv.AppendString(dst, s.Text), '}'), true
 }
 
 // appendHead opens an item with its id and type.
