@@ -54,7 +54,7 @@ func LogRow(rec *proxy.Record) store.RequestLog {
 		ClientGone:     rec.ClientGone,
 		Error:          rec.Error,
 		Routing:        rec.Routing,
-		History:        rec.Attempts,
+		History:        proxy.History(rec.Attempts),
 		ResentFrom:     rec.ResentFrom,
 		Rule:           rec.Rule,
 	}

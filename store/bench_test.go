@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -19,10 +20,17 @@ func BenchmarkEnqueue(b *testing.B) {
 	})
 }
 
-// BenchmarkInsertBatch measures the writer's side: one 256-row batch per op.
+// BenchmarkInsertBatch measures the writer's side: one batch per op, of
+// the LogWriter's default 32 rows and of 256.
 func BenchmarkInsertBatch(b *testing.B) {
+	for _, n := range []int{32, 256} {
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) { benchInsertBatch(b, n) })
+	}
+}
+
+func benchInsertBatch(b *testing.B, n int) {
 	db := openBenchDB(b)
-	batch := make([]RequestLog, 256)
+	batch := make([]RequestLog, n)
 	routing := make([][]byte, len(batch))
 	history := make([][]byte, len(batch))
 	for i := range batch {

@@ -281,11 +281,10 @@ func (db *DB) insertLogs(ctx context.Context, batch []RequestLog, routing, histo
 // by index, kept within captureTotal bytes in all.
 func (db *DB) insertBatch(ctx context.Context, batch []RequestLog, routing, history [][]byte,
 	captures []*storedCapture, captureTotal int64, yield *yielder) error {
-	return db.write(ctx, func(tx *sql.Tx) error {
-		// The statements run under a context that cannot be cancelled:
-		// with one that can, the driver starts a watcher goroutine and a
-		// progress callback for every row. ctx is checked between rows
-		// instead, and ending it still rolls the transaction back.
+	return db.writeUncancelled(ctx, func(tx *sql.Tx) error {
+		// The statements run under a context that cannot be cancelled
+		// (writeUncancelled): ctx is checked between rows instead, and
+		// ending it still rolls the transaction back.
 		ctx, abort := context.WithoutCancel(ctx), ctx
 		one := tx.StmtContext(ctx, db.logInsert)
 		defer one.Close()

@@ -400,12 +400,27 @@ func (w *LogWriter) encodeCapture(src CaptureSource) *storedCapture {
 	return s
 }
 
+// jsonAppender is a value that writes its JSON as encoding/json would,
+// without its reflection, or declines (ok false) what encoding/json would
+// refuse: the proxy's routing and history (proxy/recordjson.go).
+type jsonAppender interface {
+	AppendJSON(dst []byte) (out []byte, ok bool)
+}
+
 // encode marshals a Routing or History value; nil (or JSON null) is stored
 // as NULL. A value that cannot be marshalled is logged and stored as NULL
 // rather than losing the whole row.
 func (w *LogWriter) encode(v any, field string) []byte {
 	if v == nil {
 		return nil
+	}
+	if a, ok := v.(jsonAppender); ok {
+		if b, ok := a.AppendJSON(nil); ok {
+			if string(b) == "null" {
+				return nil
+			}
+			return b
+		}
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -137,6 +137,39 @@ func TestLogWriterEncodesJSON(t *testing.T) {
 	}
 }
 
+// selfWriting is a routing or history value that writes its own JSON
+// (jsonAppender), or declines when decline is set.
+type selfWriting struct{ decline bool }
+
+func (v selfWriting) AppendJSON(dst []byte) ([]byte, bool) {
+	if v.decline {
+		return dst, false
+	}
+	return append(dst, `{"written":"by itself"}`...), true
+}
+
+// TestLogWriterAppenders: a value that writes itself is stored as it
+// writes itself; one that declines is marshalled by encoding/json.
+func TestLogWriterAppenders(t *testing.T) {
+	db := openTestDB(t)
+	var ids atomic.Int64
+	w := NewLogWriter(db, LogWriterOptions{OnWrite: func(got []RequestLog) { ids.Store(got[0].ID) }})
+	w.Enqueue(RequestLog{Routing: selfWriting{}, History: selfWriting{decline: true}})
+	if err := w.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetLog(t.Context(), ids.Load())
+	if err != nil {
+		t.Fatalf("GetLog: %v", err)
+	}
+	if r, ok := got.Routing.(json.RawMessage); !ok || string(r) != `{"written":"by itself"}` {
+		t.Errorf("routing = %#v, want what the value wrote", got.Routing)
+	}
+	if h, ok := got.History.(json.RawMessage); !ok || string(h) != `{}` {
+		t.Errorf("history = %#v, want encoding/json's {}", got.History)
+	}
+}
+
 // TestLogWriterFloodDropsAndCounts blocks the database (the writer waits
 // on the write lock) and floods the queue from many goroutines: Enqueue
 // must refuse and count the overflow, never wait.
