@@ -24,6 +24,7 @@ func BenchmarkProxyTranslate(b *testing.B) {
 	filler := strings.Repeat("lorem ipsum ", 4096/12)
 	claude := `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":false,"messages":[{"role":"user","content":"` + filler + `"}]}`
 	responses := `{"model":"claude-sonnet-4-5","max_output_tokens":1024,"stream":false,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"` + filler + `"}]}]}`
+	gemini := `{"contents":[{"role":"user","parts":[{"text":"` + filler + `"}]}],"generationConfig":{"maxOutputTokens":1024}}`
 	rows := []struct {
 		name, path, body string
 		upstream         Protocol
@@ -32,6 +33,7 @@ func BenchmarkProxyTranslate(b *testing.B) {
 		{"passthrough", "/v1/messages", claude, ProtocolAnthropic, proxytest.AnthropicMessage("Hello from the benchmark upstream.", 1200, 9)},
 		{"claude-chat", "/v1/messages", claude, ProtocolOpenAIChat, proxytest.ChatCompletion("Hello from the benchmark upstream.", 1200, 9)},
 		{"responses-chat", "/v1/responses", responses, ProtocolOpenAIChat, proxytest.ChatCompletion("Hello from the benchmark upstream.", 1200, 9)},
+		{"gemini-chat", "/v1beta/models/claude-sonnet-4-5:generateContent", gemini, ProtocolOpenAIChat, proxytest.ChatCompletion("Hello from the benchmark upstream.", 1200, 9)},
 	}
 	for _, row := range rows {
 		b.Run(row.name, func(b *testing.B) {
