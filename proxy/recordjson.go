@@ -53,17 +53,13 @@ func (r Routing) AppendJSON(dst []byte) ([]byte, bool) {
 }
 
 func (c *Candidate) appendJSON(dst []byte) ([]byte, bool) {
-	dst = appendInt(dst, `{"endpoint_id":`, c.EndpointID)
-	dst = appendKeyString(dst, `,"endpoint":`, c.Endpoint)
-	dst = appendKeyString(dst, `,"state":`, c.State.String())
+	dst = appendKeyString(openEndpoint(dst, c.EndpointID, c.Endpoint), `,"state":`, c.State.String())
 	return append(dst, '}'), true
 }
 
 func (x *Excluded) appendJSON(dst []byte) ([]byte, bool) {
 	start := len(dst)
-	dst = appendInt(dst, `{"endpoint_id":`, x.EndpointID)
-	dst = appendKeyString(dst, `,"endpoint":`, x.Endpoint)
-	dst = appendKeyString(dst, `,"reason":`, string(x.Reason))
+	dst = appendKeyString(openEndpoint(dst, x.EndpointID, x.Endpoint), `,"reason":`, string(x.Reason))
 	if x.State != 0 {
 		dst = appendKeyString(dst, `,"state":`, x.State.String())
 	}
@@ -87,9 +83,7 @@ func (x *Excluded) appendJSON(dst []byte) ([]byte, bool) {
 
 func (a *Attempt) appendJSON(dst []byte) ([]byte, bool) {
 	start := len(dst)
-	dst = appendInt(dst, `{"endpoint_id":`, a.EndpointID)
-	dst = appendKeyString(dst, `,"endpoint":`, a.Endpoint)
-	dst = appendKeyString(dst, `,"error_type":`, string(a.ErrorType))
+	dst = appendKeyString(openEndpoint(dst, a.EndpointID, a.Endpoint), `,"error_type":`, string(a.ErrorType))
 	dst = appendInt(dst, `,"status":`, int64(a.Status))
 	dst = appendKeyString(dst, `,"message":`, a.Message)
 	dst = appendKeyString(dst, `,"body_head":`, a.BodyHead)
@@ -129,18 +123,22 @@ func (a *Attempt) appendJSON(dst []byte) ([]byte, bool) {
 	}
 	dst = appendKeyStringIf(dst, `,"adjusted":`, string(a.Adjusted))
 	if len(a.Dropped) > 0 {
-		dst = append(dst, `,"dropped":[`...)
-		for i, d := range a.Dropped {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = conv.AppendString(dst, d)
-		}
-		dst = append(dst, ']')
+		dst, _ = conv.AppendArray(append(dst, `,"dropped":`...), a.Dropped, appendStringElem)
 	}
 	dst = appendKeyStringIf(dst, `,"refused":`, a.Refused)
 	dst = appendKeyStringIf(dst, `,"model_answered":`, a.ModelAnswered)
 	return append(dst, '}'), true
+}
+
+// openEndpoint opens the object of a candidate, an exclusion or an
+// attempt, which all begin with the endpoint's id and name.
+func openEndpoint(dst []byte, id int64, name string) []byte {
+	return appendKeyString(appendInt(dst, `{"endpoint_id":`, id), `,"endpoint":`, name)
+}
+
+// appendStringElem writes a []string's element for conv.AppendArray.
+func appendStringElem(s *string, dst []byte) ([]byte, bool) {
+	return conv.AppendString(dst, *s), true
 }
 
 // appendInt appends key (with its punctuation) and n.
